@@ -1,0 +1,176 @@
+//! `vestibule owner bootstrap|grant|revoke|list` (SPEC §7). Each change checks that the
+//! Clerk user exists (before any transaction), then runs under the workspace's
+//! `FOR UPDATE` lock, re-reads membership, refuses to remove the last active owner, and
+//! appends a `staff_admin_events` row with the approval reference.
+
+use crate::db;
+use crate::error::ApiError;
+use crate::identity::{BackendClient, LookupError};
+use anyhow::{anyhow, bail, Context};
+use clap::Subcommand;
+use uuid::Uuid;
+
+#[derive(Subcommand)]
+pub enum OwnerCommand {
+    /// Create a workspace with its first owner; prints the workspace id.
+    Bootstrap {
+        #[arg(long)]
+        workspace_name: String,
+        #[arg(long)]
+        clerk_user_id: String,
+        #[arg(long)]
+        approval_ref: String,
+    },
+    /// Make a Clerk user an owner of a workspace (or reactivate them).
+    Grant {
+        #[arg(long)]
+        workspace_id: Uuid,
+        #[arg(long)]
+        clerk_user_id: String,
+        #[arg(long)]
+        approval_ref: String,
+    },
+    /// Remove an owner; refuses to remove the last active owner.
+    Revoke {
+        #[arg(long)]
+        workspace_id: Uuid,
+        #[arg(long)]
+        clerk_user_id: String,
+        #[arg(long)]
+        approval_ref: String,
+    },
+    /// List the workspace's owners and its membership history.
+    List {
+        #[arg(long)]
+        workspace_id: Uuid,
+    },
+}
+
+fn env(name: &str) -> anyhow::Result<String> {
+    std::env::var(name).map_err(|_| anyhow!("{name} is required"))
+}
+
+fn check_text(what: &str, value: &str, max: usize) -> anyhow::Result<()> {
+    if value.trim().is_empty() || value.chars().count() > max || value.chars().any(char::is_control) {
+        bail!("{what} must be 1 to {max} printable characters");
+    }
+    Ok(())
+}
+
+/// The Clerk user must exist before membership is written.
+async fn require_user(clerk_user_id: &str) -> anyhow::Result<()> {
+    if !crate::identity::backend_user_id_ok(clerk_user_id) {
+        bail!("--clerk-user-id is not a valid Clerk user id");
+    }
+    let api = std::env::var("CLERK_API_URL").unwrap_or_else(|_| "https://api.clerk.com".into());
+    let backend = BackendClient::new(&api, &env("CLERK_SECRET_KEY")?)?;
+    match backend.user_exists(clerk_user_id).await {
+        Ok(true) => Ok(()),
+        Ok(false) => bail!("no such user at the identity provider"),
+        Err(LookupError::Unavailable(why)) => {
+            bail!("identity provider unavailable ({why}); nothing was changed")
+        }
+        Err(LookupError::UserGone) => bail!("no such user at the identity provider"),
+    }
+}
+
+pub async fn run(cmd: OwnerCommand) -> anyhow::Result<()> {
+    let url = env("DATABASE_URL")?;
+    db::migrate(&url).await.context("migrating")?;
+    let pool = db::pool(&url, 1)?;
+    match cmd {
+        OwnerCommand::Bootstrap { workspace_name, clerk_user_id, approval_ref } => {
+            check_text("--workspace-name", &workspace_name, 120)?;
+            check_text("--approval-ref", &approval_ref, 200)?;
+            require_user(&clerk_user_id).await?;
+            let id = db::transaction(&pool, async |tx| {
+                db::staff::bootstrap(tx, &workspace_name, &clerk_user_id, &approval_ref).await
+            })
+            .await
+            .map_err(describe)?;
+            println!("{id}");
+        }
+        OwnerCommand::Grant { workspace_id, clerk_user_id, approval_ref } => {
+            check_text("--approval-ref", &approval_ref, 200)?;
+            require_user(&clerk_user_id).await?;
+            change(&pool, workspace_id, &clerk_user_id, &approval_ref, true).await?;
+            println!("granted");
+        }
+        OwnerCommand::Revoke { workspace_id, clerk_user_id, approval_ref } => {
+            check_text("--approval-ref", &approval_ref, 200)?;
+            require_user(&clerk_user_id).await?;
+            change(&pool, workspace_id, &clerk_user_id, &approval_ref, false).await?;
+            println!("revoked");
+        }
+        OwnerCommand::List { workspace_id } => {
+            let client = pool.get().await.map_err(|e| describe(e.into()))?;
+            let members = db::staff::members(&**client, workspace_id).await.map_err(describe)?;
+            if members.is_empty() {
+                bail!("no such workspace, or it has no owners");
+            }
+            for m in members {
+                println!("{}\t{}", m.clerk_user_id, if m.active { "active" } else { "revoked" });
+            }
+            for h in db::staff::history(&**client, workspace_id).await.map_err(describe)? {
+                println!(
+                    "#{}\t{}\t{}\t{}\t{}",
+                    h.id,
+                    crate::routes::ts(h.at),
+                    h.action,
+                    h.clerk_user_id,
+                    h.approval_ref
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Why a membership change was refused, as the CLI reports it.
+#[derive(Debug)]
+enum Refusal {
+    NoWorkspace,
+    LastOwner,
+    Unchanged,
+}
+
+async fn change(
+    pool: &deadpool_postgres::Pool,
+    workspace_id: Uuid,
+    user: &str,
+    approval_ref: &str,
+    active: bool,
+) -> anyhow::Result<()> {
+    let outcome = db::transaction(pool, async |tx| {
+        let Some(_) = db::locks::workspace(tx, workspace_id, db::locks::Strength::Update).await? else {
+            return Ok(Err(Refusal::NoWorkspace));
+        };
+        let members = db::staff::members(&**tx, workspace_id).await?;
+        let current = members.iter().find(|m| m.clerk_user_id == user);
+        if current.map(|m| m.active) == Some(active) || (!active && current.is_none()) {
+            return Ok(Err(Refusal::Unchanged));
+        }
+        if !active && members.iter().filter(|m| m.active).count() <= 1 {
+            return Ok(Err(Refusal::LastOwner));
+        }
+        let member = db::staff::upsert_member(tx, workspace_id, user, active).await?;
+        db::staff::record(tx, workspace_id, member, if active { "grant" } else { "revoke" }, approval_ref).await?;
+        Ok(Ok(()))
+    })
+    .await
+    .map_err(describe)?;
+    match outcome {
+        Ok(()) => Ok(()),
+        Err(Refusal::NoWorkspace) => bail!("no such workspace; nothing was changed"),
+        Err(Refusal::LastOwner) => {
+            bail!("refusing to remove the last active owner; grant another owner first")
+        }
+        Err(Refusal::Unchanged) => {
+            bail!("that user already has that membership state; nothing was changed")
+        }
+    }
+}
+
+fn describe(e: ApiError) -> anyhow::Error {
+    anyhow!("{e}")
+}

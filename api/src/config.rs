@@ -1,0 +1,216 @@
+//! Typed settings from the environment (SPEC §2). Policy: production refuses to start
+//! with anything that would make it unsafe — the local identity stand-in, a missing or
+//! short secret, a non-https origin — and says which setting is wrong, never its value.
+
+use std::net::IpAddr;
+
+/// Secrets are at least this long after decoding.
+pub const MIN_KEY_BYTES: usize = 32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppEnv {
+    Development,
+    Production,
+}
+
+#[derive(Clone)]
+pub struct Settings {
+    pub database_url: String,
+    pub bind_addr: String,
+    pub app_env: AppEnv,
+    pub app_origins: Vec<String>,
+    pub signup_binding_key: Vec<u8>,
+    pub csrf_key: Vec<u8>,
+    pub clerk_secret_key: String,
+    pub clerk_api_url: String,
+    pub clerk_jwt_key: Option<String>,
+    pub clerk_authorized_parties: Vec<String>,
+    pub clerk_publishable_key: Option<String>,
+    pub identity_dev_url: Option<String>,
+    pub static_dir: String,
+    pub signup_rate_per_minute: u32,
+    pub redeem_failures_per_15min: u32,
+    pub trusted_proxies: Vec<IpAddr>,
+    /// Largest number of pooled database connections.
+    pub db_pool_size: usize,
+    /// Optional separate address for `/metrics`.
+    pub metrics_addr: Option<String>,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("bind_addr", &self.bind_addr)
+            .field("app_env", &self.app_env)
+            .field("app_origins", &self.app_origins)
+            .field("clerk_api_url", &self.clerk_api_url)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("configuration: {0}")]
+pub struct ConfigError(pub String);
+
+fn err(msg: impl Into<String>) -> ConfigError {
+    ConfigError(msg.into())
+}
+
+/// Reads a variable; empty counts as unset.
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+fn list(name: &str) -> Vec<String> {
+    var(name).map(|v| v.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()).unwrap_or_default()
+}
+
+fn number<T: std::str::FromStr>(name: &str, default: T) -> Result<T, ConfigError> {
+    match var(name) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|_| err(format!("{name} must be a whole number"))),
+    }
+}
+
+/// Decodes a key given as hex or base64 (standard or url-safe, padded or not).
+pub fn decode_key(name: &str, value: &str) -> Result<Vec<u8>, ConfigError> {
+    use base64::Engine as _;
+    let engines = [
+        &base64::engine::general_purpose::STANDARD,
+        &base64::engine::general_purpose::STANDARD_NO_PAD,
+        &base64::engine::general_purpose::URL_SAFE,
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+    ];
+    let bytes = if value.len() % 2 == 0 && value.bytes().all(|b| b.is_ascii_hexdigit()) {
+        hex::decode(value).ok()
+    } else {
+        engines.iter().find_map(|e| e.decode(value).ok())
+    }
+    .ok_or_else(|| err(format!("{name} must be hex or base64")))?;
+    if bytes.len() < MIN_KEY_BYTES {
+        return Err(err(format!("{name} must decode to at least {MIN_KEY_BYTES} bytes")));
+    }
+    Ok(bytes)
+}
+
+impl Settings {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        let app_env = match var("APP_ENV").as_deref() {
+            None | Some("development") => AppEnv::Development,
+            Some("production") => AppEnv::Production,
+            Some(_) => return Err(err("APP_ENV must be development or production")),
+        };
+        let key = |name: &str| -> Result<Vec<u8>, ConfigError> {
+            match var(name) {
+                Some(v) => decode_key(name, &v),
+                None => Err(err(format!("{name} is required"))),
+            }
+        };
+        let trusted_proxies = list("TRUSTED_PROXIES")
+            .iter()
+            .map(|p| p.parse().map_err(|_| err("TRUSTED_PROXIES must list IP addresses")))
+            .collect::<Result<_, _>>()?;
+        let settings = Settings {
+            database_url: var("DATABASE_URL").ok_or_else(|| err("DATABASE_URL is required"))?,
+            bind_addr: var("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
+            app_env,
+            app_origins: list("APP_ORIGINS"),
+            signup_binding_key: key("SIGNUP_BINDING_KEY")?,
+            csrf_key: key("CSRF_KEY")?,
+            clerk_secret_key: var("CLERK_SECRET_KEY").ok_or_else(|| err("CLERK_SECRET_KEY is required"))?,
+            clerk_api_url: var("CLERK_API_URL").unwrap_or_else(|| "https://api.clerk.com".into()),
+            clerk_jwt_key: var("CLERK_JWT_KEY"),
+            clerk_authorized_parties: list("CLERK_AUTHORIZED_PARTIES"),
+            clerk_publishable_key: var("CLERK_PUBLISHABLE_KEY"),
+            identity_dev_url: var("IDENTITY_DEV_URL"),
+            static_dir: var("STATIC_DIR").unwrap_or_else(|| "web/dist".into()),
+            signup_rate_per_minute: number("SIGNUP_RATE_PER_MINUTE", 30)?,
+            redeem_failures_per_15min: number("REDEEM_FAILURES_PER_15MIN", 10)?,
+            trusted_proxies,
+            db_pool_size: number("DB_POOL_SIZE", 16)?,
+            metrics_addr: var("METRICS_ADDR"),
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// The checks that hold in every environment, plus production's refusals.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.signup_binding_key.len() < MIN_KEY_BYTES || self.csrf_key.len() < MIN_KEY_BYTES {
+            return Err(err("SIGNUP_BINDING_KEY and CSRF_KEY must be at least 32 bytes"));
+        }
+        if self.signup_binding_key == self.csrf_key {
+            return Err(err("SIGNUP_BINDING_KEY and CSRF_KEY must differ"));
+        }
+        if self.app_origins.is_empty() {
+            return Err(err("APP_ORIGINS must name at least one origin"));
+        }
+        if self.db_pool_size == 0 {
+            return Err(err("DB_POOL_SIZE must be positive"));
+        }
+        if self.app_env == AppEnv::Production {
+            if let Some(o) = self.app_origins.iter().find(|o| !o.starts_with("https://")) {
+                return Err(err(format!("APP_ORIGINS: production needs https origins, got {o}")));
+            }
+            if !self.clerk_api_url.starts_with("https://") || is_loopback_url(&self.clerk_api_url) {
+                return Err(err("CLERK_API_URL: production refuses the local identity stand-in"));
+            }
+            if self.identity_dev_url.is_some() {
+                return Err(err("IDENTITY_DEV_URL: production refuses the local sign-in"));
+            }
+            if !self.clerk_secret_key.starts_with("sk_") || self.clerk_secret_key.len() < MIN_KEY_BYTES {
+                return Err(err("CLERK_SECRET_KEY: production needs a real sk_ key"));
+            }
+            if self.clerk_authorized_parties.is_empty() {
+                return Err(err("CLERK_AUTHORIZED_PARTIES: production must name the app's origins"));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn is_local_identity(&self) -> bool {
+        self.identity_dev_url.is_some()
+    }
+}
+
+/// True for URLs whose host is a loopback name or address.
+pub fn is_loopback_url(url: &str) -> bool {
+    let rest = url.split("://").nth(1).unwrap_or(url);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host.to_ascii_lowercase().ends_with(".localhost")
+        || host.parse::<IpAddr>().map(|ip| ip.is_loopback() || ip.is_unspecified()).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_urls() {
+        for u in
+            ["http://127.0.0.1:3000", "https://localhost", "http://[::1]:9", "https://127.8.0.1/v1", "http://0.0.0.0"]
+        {
+            assert!(is_loopback_url(u), "{u}");
+        }
+        for u in ["https://api.clerk.com", "https://example.com:443/x"] {
+            assert!(!is_loopback_url(u), "{u}");
+        }
+    }
+
+    #[test]
+    fn keys_decode_from_hex_and_base64_and_need_32_bytes() {
+        assert_eq!(decode_key("K", &"ab".repeat(32)).unwrap().len(), 32);
+        assert_eq!(decode_key("K", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").unwrap().len(), 32);
+        assert!(decode_key("K", &"ab".repeat(31)).is_err());
+        assert!(decode_key("K", "not a key!").is_err());
+        let e = decode_key("CSRF_KEY", "short").unwrap_err().to_string();
+        assert!(e.contains("CSRF_KEY") && !e.contains("short"));
+    }
+}

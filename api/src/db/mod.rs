@@ -1,0 +1,123 @@
+//! The database: pool, migrations and the one transaction helper every writer uses.
+//! Policy (SPEC §5): `BEGIN ISOLATION LEVEL READ COMMITTED`, locks first in the global
+//! order workspace → program → entry → invitation → grant, then fresh reads; deadlocks
+//! and serialization failures retry the whole closure a bounded number of times; every
+//! session has finite lock and statement timeouts. No network call inside a transaction.
+
+pub mod audit;
+pub mod entries;
+pub mod locks;
+pub mod rate_limits;
+pub mod staff;
+
+use crate::error::{ApiError, Result};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Transaction};
+use std::time::Duration;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{IsolationLevel, NoTls};
+
+mod embedded {
+    refinery::embed_migrations!("../migrations");
+}
+
+/// Session settings every pooled connection starts with.
+const SESSION_OPTIONS: &str =
+    "-c lock_timeout=5000 -c statement_timeout=15000 -c idle_in_transaction_session_timeout=30000 -c TimeZone=UTC";
+
+/// How many times a transaction is run in all when PostgreSQL reports a deadlock or a
+/// serialization failure.
+const MAX_ATTEMPTS: u32 = 5;
+
+pub fn pool(database_url: &str, size: usize) -> anyhow::Result<Pool> {
+    let mut config: tokio_postgres::Config = database_url.parse()?;
+    let options = match config.get_options() {
+        Some(existing) => format!("{existing} {SESSION_OPTIONS}"),
+        None => SESSION_OPTIONS.to_owned(),
+    };
+    config.options(&options);
+    config.application_name("vestibule");
+    config.connect_timeout(Duration::from_secs(5));
+    let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    Ok(Pool::builder(manager)
+        .max_size(size)
+        .wait_timeout(Some(Duration::from_secs(10)))
+        .create_timeout(Some(Duration::from_secs(5)))
+        .recycle_timeout(Some(Duration::from_secs(5)))
+        .runtime(deadpool_postgres::Runtime::Tokio1)
+        .build()?)
+}
+
+/// Applies the numbered migrations in `migrations/`.
+pub async fn migrate(database_url: &str) -> anyhow::Result<()> {
+    let (mut client, connection) = tokio_postgres::connect(database_url, NoTls).await?;
+    let handle = tokio::spawn(connection);
+    let report = embedded::migrations::runner().run_async(&mut client).await?;
+    for m in report.applied_migrations() {
+        tracing::info!(migration = %m.name(), version = m.version(), "applied migration");
+    }
+    drop(client);
+    let _ = handle.await;
+    Ok(())
+}
+
+/// Runs `body` in one READ COMMITTED transaction on one pooled connection and commits.
+/// The closure is run again from the start (a fresh transaction) on 40001/40P01, so it
+/// must decide everything from what it reads inside.
+pub async fn transaction<T, F>(pool: &Pool, mut body: F) -> Result<T>
+where
+    F: AsyncFnMut(&Transaction<'_>) -> Result<T>,
+{
+    let mut client = pool.get().await?;
+    let mut attempt = 1;
+    loop {
+        let tx = client.build_transaction().isolation_level(IsolationLevel::ReadCommitted).start().await?;
+        let outcome = body(&tx).await;
+        let outcome = match outcome {
+            Ok(value) => tx.commit().await.map(|()| value).map_err(Retry::from),
+            Err(e) => {
+                // Dropping `tx` rolls back; do it explicitly to surface a dead connection.
+                let _ = tx.rollback().await;
+                Err(Retry::from(e))
+            }
+        };
+        match outcome {
+            Ok(value) => return Ok(value),
+            Err(Retry::Again) if attempt < MAX_ATTEMPTS => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(5 * u64::from(attempt))).await;
+            }
+            Err(Retry::Again) => return Err(ApiError::Unavailable("transaction kept conflicting".into())),
+            Err(Retry::Api(e)) => return Err(e),
+        }
+    }
+}
+
+/// Whether a failed transaction should be run again.
+enum Retry {
+    Again,
+    Api(ApiError),
+}
+
+impl From<tokio_postgres::Error> for Retry {
+    fn from(e: tokio_postgres::Error) -> Self {
+        if is_retryable(&e) {
+            Retry::Again
+        } else {
+            Retry::Api(e.into())
+        }
+    }
+}
+
+/// Deadlock and serialization failure: the whole transaction is safe to run again.
+pub fn is_retryable(e: &tokio_postgres::Error) -> bool {
+    matches!(e.code(), Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE)
+}
+
+impl From<ApiError> for Retry {
+    fn from(e: ApiError) -> Self {
+        match e {
+            ApiError::Unavailable(ref why) if why == crate::error::RETRYABLE_CONFLICT => Retry::Again,
+            other => Retry::Api(other),
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Middleware on the API scope: the Origin guard for mutating requests, the no-store
+//! header, and the request log with request ids. The log names the route *pattern*,
+//! never the path, query, headers or body, so no email, code, token or id leaks there.
+
+use crate::error::ApiError;
+use crate::startup::AppState;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderValue, CACHE_CONTROL, ORIGIN};
+use actix_web::http::Method;
+use actix_web::middleware::Next;
+use actix_web::{web, Error};
+use std::time::Instant;
+
+fn is_mutating(method: &Method) -> bool {
+    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// Mutating requests need an `Origin` that is exactly one of `APP_ORIGINS`; a missing,
+/// foreign or `null` origin is 403 before any route runs.
+pub async fn origin_guard(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    if is_mutating(req.method()) {
+        let allowed = req.app_data::<web::Data<AppState>>().is_some_and(|state| {
+            let origin = req.headers().get(ORIGIN).and_then(|v| v.to_str().ok());
+            origin.is_some_and(|o| state.settings.app_origins.iter().any(|a| a == o))
+        });
+        if !allowed {
+            let (req, _) = req.into_parts();
+            let response = actix_web::ResponseError::error_response(&ApiError::Forbidden("origin_rejected"));
+            return Ok(ServiceResponse::new(req, response).map_into_right_body());
+        }
+    }
+    Ok(next.call(req).await?.map_into_left_body())
+}
+
+/// Every API response depends on identity or private data, or might: none is cached.
+pub async fn no_store(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let mut res = next.call(req).await?;
+    res.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    Ok(res)
+}
+
+/// Gives each request an id (echoed in `X-Request-Id`) and logs one line when it ends.
+pub async fn request_log(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let started = Instant::now();
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let method = req.method().clone();
+    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
+    let mut res = next.call(req).await?;
+    let status = res.status().as_u16();
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        res.headers_mut().insert(actix_web::http::header::HeaderName::from_static("x-request-id"), value);
+    }
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    crate::metrics::observe(&method, &route, status, elapsed_ms);
+    tracing::info!(request_id = %id, method = %method, route = %route, status, elapsed_ms, "request");
+    Ok(res)
+}

@@ -1,0 +1,5 @@
+//! The `vestibule` binary: parse the command line and hand over to the library.
+
+fn main() -> std::process::ExitCode {
+    api::cli::main()
+}

@@ -1,0 +1,5 @@
+//! (being written)
+
+use actix_web::web;
+
+pub fn configure(_cfg: &mut web::ServiceConfig) {}

@@ -1,0 +1,19 @@
+//! `GET /api/config`: which sign-in the SPA should use. Public values only.
+
+use crate::startup::AppState;
+use actix_web::{web, HttpResponse};
+use shared::api::ConfigResponse;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/config", web::get().to(config));
+}
+
+async fn config(state: web::Data<AppState>) -> HttpResponse {
+    let s = &state.settings;
+    let body = ConfigResponse {
+        identity: if s.is_local_identity() { "local" } else { "clerk" }.to_owned(),
+        publishable_key: s.clerk_publishable_key.clone(),
+        identity_dev_url: s.identity_dev_url.clone(),
+    };
+    HttpResponse::Ok().json(body)
+}

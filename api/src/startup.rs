@@ -1,0 +1,104 @@
+//! Building and running the server. `Application::build` binds (port 0 works, for
+//! tests), `port()` tells where, `run()` serves until stopped. Routes are mounted in
+//! audience order: health, the API (public, recipient, owner), then the SPA.
+
+use crate::config::Settings;
+use crate::identity::Identity;
+use crate::{db, http, routes};
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpServer};
+use deadpool_postgres::Pool;
+use std::net::TcpListener;
+use std::time::Duration;
+
+/// What every handler can reach.
+pub struct AppState {
+    pub settings: Settings,
+    pub pool: Pool,
+    pub identity: Identity,
+}
+
+pub struct Application {
+    port: u16,
+    server: Server,
+    metrics: Option<(u16, Server)>,
+}
+
+impl Application {
+    pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        db::migrate(&settings.database_url).await?;
+        let pool = db::pool(&settings.database_url, settings.db_pool_size)?;
+        let identity = Identity::new(&settings)?;
+        let listener = TcpListener::bind(&settings.bind_addr)?;
+        let port = listener.local_addr()?.port();
+        let metrics_listener = settings.metrics_addr.as_ref().map(TcpListener::bind).transpose()?;
+        let state = web::Data::new(AppState { settings, pool, identity });
+        spawn_pruner(state.clone());
+        let metrics = match metrics_listener {
+            Some(l) => Some((l.local_addr()?.port(), routes::metrics::serve(l, state.clone())?)),
+            None => None,
+        };
+        let server = serve(listener, state)?;
+        Ok(Application { port, server, metrics })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The port of the separate `/metrics` listener, when `METRICS_ADDR` is set.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(|(port, _)| *port)
+    }
+
+    pub async fn run(self) -> std::io::Result<()> {
+        match self.metrics {
+            Some((_, metrics)) => futures_util::future::try_join(self.server, metrics).await.map(|_| ()),
+            None => self.server.await,
+        }
+    }
+}
+
+fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(http::json_config())
+            .app_data(http::payload_config())
+            .app_data(http::path_config())
+            .app_data(http::query_config())
+            .wrap(from_fn(http::middleware::request_log))
+            .configure(routes::health::configure)
+            .service(
+                web::scope("/api")
+                    .wrap(from_fn(http::middleware::no_store))
+                    .wrap(from_fn(http::middleware::origin_guard))
+                    .configure(routes::public::configure)
+                    .configure(routes::me::configure)
+                    .configure(routes::owner::configure)
+                    .default_service(web::to(routes::not_found)),
+            )
+            .configure(|cfg| routes::spa::configure(cfg, &state.settings.static_dir))
+    })
+    .workers(workers)
+    .shutdown_timeout(5)
+    .keep_alive(Duration::from_secs(30))
+    .listen(listener)?
+    .run();
+    Ok(server)
+}
+
+/// Drops stale rate-limit windows every few minutes.
+fn spawn_pruner(state: web::Data<AppState>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(300));
+        loop {
+            tick.tick().await;
+            if let Err(e) = db::rate_limits::prune(&state.pool).await {
+                tracing::warn!(error = %e, "rate-limit pruning failed");
+            }
+        }
+    });
+}

@@ -1,0 +1,137 @@
+//! The real `clerk-dev` process, one per test, and helpers that use its Backend API.
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::process::Stdio;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+pub struct ClerkDev {
+    pub url: String,
+    pub secret: String,
+    http: reqwest::Client,
+    child: Child,
+}
+
+/// A user of clerk-dev with an open session and a long-lived token.
+#[derive(Debug, Clone)]
+pub struct User {
+    pub user_id: String,
+    pub session_id: String,
+    pub token: String,
+}
+
+impl ClerkDev {
+    pub async fn start() -> ClerkDev {
+        let secret = format!("sk_test_{}", uuid::Uuid::new_v4().simple());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_clerk-dev"))
+            .args(["--bind", "127.0.0.1:0", "--secret-key", &secret, "--token-ttl", "3600"])
+            .args(["--allowed-origin", super::ORIGIN])
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("clerk-dev starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let line = lines.next_line().await.unwrap().expect("clerk-dev prints its address");
+        let url = line.rsplit(' ').next().unwrap().to_owned();
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        ClerkDev { url, secret, http: reqwest::Client::new(), child }
+    }
+
+    /// Stops the process (the identity provider is down until `restart` is not possible:
+    /// use faults for outages that must end).
+    pub async fn kill(&mut self) {
+        let _ = self.child.kill().await;
+    }
+
+    pub async fn backend(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut rb = self.http.request(method, format!("{}{path}", self.url)).bearer_auth(&self.secret);
+        if let Some(body) = body {
+            rb = rb.json(&body);
+        }
+        let r = rb.send().await.expect("clerk-dev answers");
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn create_user(&self, email: &str) -> String {
+        let (s, user) = self
+            .backend(
+                reqwest::Method::POST,
+                "/v1/users",
+                Some(json!({"email_address": [email], "skip_password_requirement": true})),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{user}");
+        user["id"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn session_for(&self, user_id: &str) -> User {
+        let (s, session) = self.backend(reqwest::Method::POST, "/v1/sessions", Some(json!({"user_id": user_id}))).await;
+        assert_eq!(s, StatusCode::OK, "{session}");
+        let session_id = session["id"].as_str().unwrap().to_owned();
+        let token = self.token(&session_id, json!({})).await;
+        User { user_id: user_id.to_owned(), session_id, token }
+    }
+
+    pub async fn token(&self, session_id: &str, body: Value) -> String {
+        let (s, token) =
+            self.backend(reqwest::Method::POST, &format!("/v1/sessions/{session_id}/tokens"), Some(body)).await;
+        assert_eq!(s, StatusCode::OK, "{token}");
+        token["jwt"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn user(&self, email: &str) -> User {
+        let id = self.create_user(email).await;
+        self.session_for(&id).await
+    }
+
+    /// Adds an email to a user; returns its id.
+    pub async fn add_email(&self, user_id: &str, email: &str, verified: bool) -> String {
+        let body = json!({"user_id": user_id, "email_address": email, "verified": verified, "primary": false});
+        let (s, e) = self.backend(reqwest::Method::POST, "/v1/email_addresses", Some(body)).await;
+        assert_eq!(s, StatusCode::OK, "{e}");
+        e["id"].as_str().unwrap().to_owned()
+    }
+
+    /// The id of the user's email with this address.
+    pub async fn email_id(&self, user_id: &str, email: &str) -> String {
+        let (_, user) = self.backend(reqwest::Method::GET, &format!("/v1/users/{user_id}"), None).await;
+        user["email_addresses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["email_address"] == email)
+            .map(|e| e["id"].as_str().unwrap().to_owned())
+            .expect("the user has that email")
+    }
+
+    pub async fn set_verified(&self, email_id: &str, verified: bool) {
+        let (s, e) = self
+            .backend(
+                reqwest::Method::PATCH,
+                &format!("/v1/email_addresses/{email_id}"),
+                Some(json!({"verified": verified})),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{e}");
+    }
+
+    pub async fn delete_email(&self, email_id: &str) {
+        let (s, e) = self.backend(reqwest::Method::DELETE, &format!("/v1/email_addresses/{email_id}"), None).await;
+        assert_eq!(s, StatusCode::OK, "{e}");
+    }
+
+    /// Makes `GET /v1/users/*` fail (true) or work again (false).
+    pub async fn users_unavailable(&self, down: bool) {
+        let r = self
+            .http
+            .post(format!("{}/dev/faults", self.url))
+            .json(&json!({"users": if down { "unavailable" } else { "ok" }}))
+            .send()
+            .await
+            .expect("clerk-dev answers");
+        assert!(r.status().is_success());
+    }
+}

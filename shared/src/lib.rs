@@ -1,0 +1,12 @@
+//! Types that the API and the SPA both speak: request and response bodies, the email and
+//! slug grammar, and the error body. Policy: serde and thiserror only, so it builds for
+//! wasm32 and for the server from the same source.
+
+pub mod api;
+pub mod email;
+pub mod error;
+pub mod slug;
+
+pub use email::{EmailError, EmailKey};
+pub use error::{ErrorBody, ErrorDetail};
+pub use slug::{Slug, SlugError};

@@ -1,0 +1,248 @@
+//! The one way the SPA talks to the API: same-origin fetch with JSON bodies, decoding the
+//! shared error body into [`ApiError`]. Policy: signed-in calls refresh the session once
+//! on a 401 and retry, and every signed-in mutation carries the `X-CSRF-Token` header;
+//! nothing here logs a request or response body.
+
+use gloo_net::http::{Method, RequestBuilder};
+use serde::{de::DeserializeOwned, Serialize};
+use shared::api::MeResponse;
+use shared::ErrorBody;
+
+use crate::auth;
+
+/// A failed call: HTTP status (0 when the server could not be reached), the error body's
+/// stable code and its generic message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: u16,
+    pub code: String,
+    pub message: String,
+}
+
+impl ApiError {
+    fn new(status: u16, code: &str, message: &str) -> Self {
+        ApiError {
+            status,
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The browser could not reach the server (offline, DNS, CORS, aborted).
+    pub fn network() -> Self {
+        Self::new(
+            0,
+            "network",
+            "Could not reach the server. Check your connection and try again.",
+        )
+    }
+
+    /// A network failure or a server-side error: the same request may be sent again.
+    pub fn is_retryable(&self) -> bool {
+        self.status == 0 || self.status >= 500
+    }
+
+    /// Answered locally for input that cannot name anything (a malformed slug).
+    pub fn not_found() -> Self {
+        Self::new(404, "not_found", "Not found.")
+    }
+
+    fn unexpected(status: u16) -> Self {
+        Self::new(
+            status,
+            "unexpected",
+            "The server answered unexpectedly. Try again shortly.",
+        )
+    }
+}
+
+/// Whether a call is made on behalf of the signed-in user (refresh + CSRF) or anonymously.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    Anonymous,
+    Session,
+}
+
+/// Signed-in GET of a JSON resource.
+pub async fn get<T: DeserializeOwned>(path: impl AsRef<str>) -> Result<T, ApiError> {
+    decode(call(Method::GET, path.as_ref(), None, Caller::Session, JSON).await?)
+}
+
+/// Anonymous GET (public pages, `/api/config`): no refresh on 401.
+pub async fn get_public<T: DeserializeOwned>(path: impl AsRef<str>) -> Result<T, ApiError> {
+    decode(call(Method::GET, path.as_ref(), None, Caller::Anonymous, JSON).await?)
+}
+
+/// Signed-in POST with a JSON body and the CSRF header.
+pub async fn post<B: Serialize, T: DeserializeOwned>(
+    path: impl AsRef<str>,
+    body: &B,
+) -> Result<T, ApiError> {
+    send(Method::POST, path.as_ref(), body).await
+}
+
+/// Signed-in PATCH with a JSON body and the CSRF header.
+pub async fn patch<B: Serialize, T: DeserializeOwned>(
+    path: impl AsRef<str>,
+    body: &B,
+) -> Result<T, ApiError> {
+    send(Method::PATCH, path.as_ref(), body).await
+}
+
+/// Signed-in PUT with a JSON body and the CSRF header.
+pub async fn put<B: Serialize, T: DeserializeOwned>(
+    path: impl AsRef<str>,
+    body: &B,
+) -> Result<T, ApiError> {
+    send(Method::PUT, path.as_ref(), body).await
+}
+
+/// Anonymous POST (the public signup): no session, no CSRF token.
+pub async fn post_public<B: Serialize, T: DeserializeOwned>(
+    path: impl AsRef<str>,
+    body: &B,
+) -> Result<T, ApiError> {
+    let body = serde_json::to_string(body).map_err(|_| ApiError::unexpected(0))?;
+    decode(
+        call(
+            Method::POST,
+            path.as_ref(),
+            Some(body),
+            Caller::Anonymous,
+            JSON,
+        )
+        .await?,
+    )
+}
+
+/// Signed-in GET of a text resource (CSV exports).
+pub async fn get_text(path: impl AsRef<str>) -> Result<String, ApiError> {
+    call(Method::GET, path.as_ref(), None, Caller::Session, CSV).await
+}
+
+/// Signed-in POST answered with text (bulk invitation CSV).
+pub async fn post_text<B: Serialize>(path: impl AsRef<str>, body: &B) -> Result<String, ApiError> {
+    let body = serde_json::to_string(body).map_err(|_| ApiError::unexpected(0))?;
+    call(
+        Method::POST,
+        path.as_ref(),
+        Some(body),
+        Caller::Session,
+        CSV,
+    )
+    .await
+}
+
+/// `GET /api/me` with one refresh on 401. Used by [`auth`] to learn the CSRF token; kept
+/// apart from [`call`] so that asking for a token never asks for a token.
+pub async fn fetch_me() -> Result<MeResponse, ApiError> {
+    let mut answer = fetch(Method::GET, "/api/me", None, None, JSON).await?;
+    if answer.0 == 401 && auth::refresh().await {
+        answer = fetch(Method::GET, "/api/me", None, None, JSON).await?;
+    }
+    match answer {
+        (200..=299, text) => decode(text),
+        (status, text) => Err(error_from(status, &text)),
+    }
+}
+
+const JSON: &str = "application/json";
+const CSV: &str = "text/csv";
+
+async fn send<B: Serialize, T: DeserializeOwned>(
+    method: Method,
+    path: &str,
+    body: &B,
+) -> Result<T, ApiError> {
+    let body = serde_json::to_string(body).map_err(|_| ApiError::unexpected(0))?;
+    decode(call(method, path, Some(body), Caller::Session, JSON).await?)
+}
+
+async fn call(
+    method: Method,
+    path: &str,
+    body: Option<String>,
+    caller: Caller,
+    accept: &str,
+) -> Result<String, ApiError> {
+    let signed_in = caller == Caller::Session;
+    let mutating = method != Method::GET;
+    let (mut refreshed, mut new_token) = (false, false);
+    loop {
+        let csrf = if signed_in && mutating {
+            Some(auth::csrf_token().await?)
+        } else {
+            None
+        };
+        let (status, text) = fetch(
+            method.clone(),
+            path,
+            body.as_deref(),
+            csrf.as_deref(),
+            accept,
+        )
+        .await?;
+        match status {
+            200..=299 => return Ok(text),
+            401 if signed_in && !refreshed => {
+                refreshed = true;
+                if auth::refresh().await {
+                    continue;
+                }
+                auth::mark_signed_out();
+            }
+            401 if signed_in => auth::mark_signed_out(),
+            // A token from before a refresh-sign-in: learn the current one, try once more.
+            403 if csrf.is_some() && !new_token => {
+                new_token = true;
+                auth::forget_csrf();
+                continue;
+            }
+            _ => {}
+        }
+        return Err(error_from(status, &text));
+    }
+}
+
+async fn fetch(
+    method: Method,
+    path: &str,
+    body: Option<&str>,
+    csrf: Option<&str>,
+    accept: &str,
+) -> Result<(u16, String), ApiError> {
+    let mut builder = RequestBuilder::new(path)
+        .method(method)
+        .header("Accept", accept);
+    if let Some(token) = csrf {
+        builder = builder.header("X-CSRF-Token", token);
+    }
+    let request = match body {
+        Some(json) => builder.header("Content-Type", JSON).body(json.to_owned()),
+        None => builder.build(),
+    }
+    .map_err(|_| ApiError::network())?;
+    let response = request.send().await.map_err(|_| ApiError::network())?;
+    let text = response.text().await.map_err(|_| ApiError::network())?;
+    Ok((response.status(), text))
+}
+
+fn decode<T: DeserializeOwned>(text: String) -> Result<T, ApiError> {
+    let text = if text.trim().is_empty() {
+        "null"
+    } else {
+        text.as_str()
+    };
+    serde_json::from_str(text).map_err(|_| ApiError::unexpected(200))
+}
+
+fn error_from(status: u16, text: &str) -> ApiError {
+    match serde_json::from_str::<ErrorBody>(text) {
+        Ok(body) => ApiError {
+            status,
+            code: body.error.code,
+            message: body.error.message,
+        },
+        Err(_) => ApiError::unexpected(status),
+    }
+}

@@ -1,0 +1,211 @@
+//! Invitations on an entry's page: the issue form, the one-time code panel and the
+//! delivery-record form. The code lives only in the page's memory: it is never stored,
+//! logged or put in a URL, and leaving or reloading the page loses it for good. Issue and
+//! delivery each keep one request key across retries of the same attempt.
+
+use leptos::html;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use shared::api::{DeliveryRecordRequest, Invitation, IssueInvitationRequest, IssuedInvitation};
+use uuid::Uuid;
+
+use crate::api::{self, ApiError};
+use crate::components::copy::CopyField;
+use crate::components::status::{ErrorNotice, Success};
+use crate::components::text::{days_from_now, label, time};
+
+/// A code exactly as the one answer that created it carried it.
+#[derive(Clone)]
+pub struct OneTimeCode {
+    pub invitation: Invitation,
+    pub code: String,
+}
+
+/// Delivery channels offered to the owner (the API stores the chosen word).
+const CHANNELS: &[&str] = &[
+    "email",
+    "text_message",
+    "messaging_app",
+    "phone",
+    "in_person",
+    "other",
+];
+
+#[component]
+pub fn IssueForm(
+    program_id: Uuid,
+    entry_id: Uuid,
+    max_days: i32,
+    button: &'static str,
+    on_issued: Callback<IssuedInvitation>,
+) -> impl IntoView {
+    let days = RwSignal::new(max_days.clamp(1, 7).to_string());
+    let attempt = StoredValue::new(None::<IssueInvitationRequest>);
+    let pending = RwSignal::new(false);
+    let failure = RwSignal::new(None::<ApiError>);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let Some(d) = days
+            .get_untracked()
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|d| *d >= 1 && i64::from(*d) <= i64::from(max_days))
+        else {
+            failure.set(Some(ApiError {
+                status: 400,
+                code: "bounds".into(),
+                message: format!("Choose 1 to {max_days} days."),
+            }));
+            return;
+        };
+        let body = attempt
+            .get_value()
+            .unwrap_or_else(|| IssueInvitationRequest {
+                request_key: Uuid::new_v4(),
+                expires_at: days_from_now(d),
+            });
+        attempt.set_value(Some(body.clone()));
+        pending.set(true);
+        failure.set(None);
+        spawn_local(async move {
+            let path = format!("/api/owner/programs/{program_id}/entries/{entry_id}/invitations");
+            let result = api::post::<_, IssuedInvitation>(path, &body).await;
+            pending.set(false);
+            match result {
+                Ok(issued) => {
+                    attempt.set_value(None);
+                    on_issued.run(issued);
+                }
+                Err(e) => {
+                    if !e.is_retryable() {
+                        attempt.set_value(None);
+                    }
+                    let e = if e.status == 409 {
+                        ApiError { message: "No invitation was issued: the entry must be selected and a seat must be free (active grants plus unexpired invitations stay below the seat cap).".into(), ..e }
+                    } else {
+                        e
+                    };
+                    failure.set(Some(e));
+                }
+            }
+        });
+    };
+    let id = format!("issue-days-{entry_id}");
+    view! {
+        <form class="reason-form" method="post" on:submit=submit>
+            <label for=id.clone()>{format!("Invitation valid for days (1–{max_days})")}</label>
+            <div class="row">
+                <input id=id type="number" min="1" max=max_days inputmode="numeric" prop:value=move || days.get()
+                    on:input=move |ev| { days.set(event_target_value(&ev)); attempt.set_value(None); }/>
+                <button type="submit" disabled=move || pending.get()>{move || if pending.get() { "Issuing…" } else { button }}</button>
+            </div>
+        </form>
+        {move || failure.get().map(|err| view! { <ErrorNotice err/> })}
+    }
+}
+
+#[component]
+pub fn CodePanel(
+    code: OneTimeCode,
+    on_close: Callback<()>,
+    on_recorded: Callback<()>,
+) -> impl IntoView {
+    let panel = NodeRef::<html::Section>::new();
+    Effect::new(move || {
+        if let Some(el) = panel.get() {
+            let _ = el.focus();
+        }
+    });
+    view! {
+        <section class="card code-panel" tabindex="-1" node_ref=panel aria-labelledby="code-heading">
+            <h2 id="code-heading">"Invitation code"</h2>
+            <div class="alert alert-warn">
+                <p><strong>"This code will not be shown again."</strong>
+                " Copy it now and send it to the applicant through your own channel. Vestibule does not send it and keeps no readable copy. If it is lost, revoke the invitation and issue a new one."</p>
+            </div>
+            <CopyField value=code.code id="invite-code" label="One-time invitation code"/>
+            <p class="muted small">{format!("Expires {}", time(&code.invitation.expires_at))}</p>
+            <h3>"After sending it"</h3>
+            <DeliveryForm invitation_id=code.invitation.id on_recorded/>
+            <button type="button" class="secondary" on:click=move |_| on_close.run(())>"Done — hide the code"</button>
+        </section>
+    }
+}
+
+#[component]
+pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl IntoView {
+    let channel = RwSignal::new(String::new());
+    let reference = RwSignal::new(String::new());
+    let attempt = StoredValue::new(None::<DeliveryRecordRequest>);
+    let pending = RwSignal::new(false);
+    let outcome = RwSignal::new(None::<Result<(), ApiError>>);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (ch, reference) = (
+            channel.get_untracked(),
+            reference.get_untracked().trim().to_owned(),
+        );
+        if ch.is_empty() {
+            return;
+        }
+        let reference = (!reference.is_empty()).then_some(reference);
+        let body = match attempt.get_value() {
+            Some(a) if a.channel == ch && a.reference == reference => a,
+            _ => DeliveryRecordRequest {
+                request_key: Uuid::new_v4(),
+                channel: ch,
+                reference,
+            },
+        };
+        attempt.set_value(Some(body.clone()));
+        pending.set(true);
+        outcome.set(None);
+        spawn_local(async move {
+            let path = format!("/api/owner/invitations/{invitation_id}/delivery-record");
+            let result = api::post::<_, serde_json::Value>(path, &body)
+                .await
+                .map(drop);
+            pending.set(false);
+            if !matches!(&result, Err(e) if e.is_retryable()) {
+                attempt.set_value(None);
+            }
+            let recorded = result.is_ok();
+            outcome.set(Some(result.map_err(|e| match e.status {
+                409 => ApiError {
+                    message: "A delivery is already recorded for this invitation.".into(),
+                    ..e
+                },
+                _ => e,
+            })));
+            if recorded {
+                on_recorded.run(());
+            }
+        });
+    };
+    let (ch_id, ref_id) = (
+        format!("channel-{invitation_id}"),
+        format!("reference-{invitation_id}"),
+    );
+    view! {
+        {move || match outcome.get() {
+            Some(Ok(())) => view! { <Success><p>"Delivery recorded. The code can now be redeemed."</p></Success> }.into_any(),
+            other => view! {
+                <form class="form delivery" method="post" on:submit=submit>
+                    <p class="muted small">"A code can only be redeemed once you record that you sent it."</p>
+                    <label for=ch_id.clone()>"Sent through"</label>
+                    <select id=ch_id.clone() on:change=move |ev| channel.set(event_target_value(&ev)) prop:value=move || channel.get()>
+                        <option value="">"Choose a channel…"</option>
+                        {CHANNELS.iter().map(|c| view! { <option value=*c>{label(c)}</option> }).collect_view()}
+                    </select>
+                    <label for=ref_id.clone()>"Your reference (optional)"</label>
+                    <input id=ref_id.clone() type="text" maxlength="200" autocomplete="off" prop:value=move || reference.get()
+                        on:input=move |ev| reference.set(event_target_value(&ev))/>
+                    <p class="muted small">"For your own records, such as a ticket number. Never paste the code here."</p>
+                    <button type="submit" disabled=move || pending.get() || channel.with(String::is_empty)>"Record delivery"</button>
+                    {other.and_then(Result::err).map(|err| view! { <ErrorNotice err/> })}
+                </form>
+            }.into_any(),
+        }}
+    }
+}

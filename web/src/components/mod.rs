@@ -1,0 +1,22 @@
+//! Reusable pieces shared by several pages: state boxes, the notice, text helpers, charts,
+//! confirmation and reason forms, the copy field and file downloads.
+
+pub mod bulk;
+pub mod chart;
+pub mod confirm;
+pub mod copy;
+pub mod download;
+pub mod events;
+pub mod invitation;
+pub mod nav;
+pub mod notice;
+pub mod pager;
+pub mod program_nav;
+pub mod reason;
+pub mod status;
+pub mod text;
+
+/// Sets the document title, so each page is named for screen readers and history.
+pub fn set_title(page: &str) {
+    leptos::prelude::document().set_title(&format!("{page} · Vestibule"));
+}

@@ -1,0 +1,41 @@
+//! The site header: the name, the main links and the sign-in / sign-out control.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::components::A;
+use leptos_router::hooks::use_navigate;
+
+use crate::auth::{self, use_session, Status};
+
+#[component]
+pub fn Header() -> impl IntoView {
+    let session = use_session();
+    let navigate = use_navigate();
+    let sign_out = move |_| {
+        let navigate = navigate.clone();
+        spawn_local(async move {
+            auth::sign_out().await;
+            navigate("/", Default::default());
+        });
+    };
+    let control = move || {
+        match session.status.get() {
+        Status::SignedIn => view! { <button type="button" class="link-button" on:click=sign_out.clone()>"Sign out"</button> }.into_any(),
+        Status::Starting => ().into_any(),
+        _ => view! { <A href="/sign-in">"Sign in"</A> }.into_any(),
+    }
+    };
+    view! {
+        <header class="site-header">
+            <nav aria-label="Main" class="wrap">
+                <A href="/" exact=true attr:class="brand">"Vestibule"</A>
+                <ul>
+                    <li><A href="/me">"My waitlists"</A></li>
+                    <li><A href="/redeem">"Redeem a code"</A></li>
+                    <li><A href="/owner">"Owner"</A></li>
+                    <li>{control}</li>
+                </ul>
+            </nav>
+        </header>
+    }
+}

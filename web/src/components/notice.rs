@@ -1,0 +1,34 @@
+//! The notice an applicant agrees to: purpose, contact text and retention text, shown
+//! exactly as published (whitespace kept, escaped). Used by the public form, the owner's
+//! publishing preview and an entry's notice snapshot.
+
+use leptos::prelude::*;
+
+use crate::components::text::time;
+
+#[component]
+pub fn NoticeView(
+    #[prop(into)] purpose: Signal<String>,
+    #[prop(into)] contact_text: Signal<String>,
+    #[prop(into)] retention_text: Signal<String>,
+    /// Version and publication time, when the notice is published.
+    #[prop(optional)]
+    published: Option<(i32, String)>,
+    #[prop(default = "Notice")] heading: &'static str,
+) -> impl IntoView {
+    let meta = published.map(|(version, at)| {
+        view! { <p class="muted small">{format!("Version {version}, published {}", time(&at))}</p> }
+    });
+    view! {
+        <section class="notice" aria-label=heading>
+            <h2>{heading}</h2>
+            {meta}
+            <h3>"Purpose"</h3>
+            <p class="exact">{move || purpose.get()}</p>
+            <h3>"Contact"</h3>
+            <p class="exact">{move || contact_text.get()}</p>
+            <h3>"How long your address is kept"</h3>
+            <p class="exact">{move || retention_text.get()}</p>
+        </section>
+    }
+}

@@ -1,0 +1,69 @@
+//! Text helpers: escaped paragraphs, timestamps and labels for controlled codes.
+//! Policy: user- and owner-written text is only ever rendered as text nodes (escaped).
+
+use leptos::prelude::*;
+
+/// Splits `text` into paragraphs on blank lines; single line breaks are kept by CSS.
+#[component]
+pub fn Paragraphs(#[prop(into)] text: String) -> impl IntoView {
+    paragraphs(&text)
+        .into_iter()
+        .map(|p| view! { <p class="para">{p}</p> })
+        .collect_view()
+}
+
+pub fn paragraphs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            if !current.is_empty() {
+                out.push(current.join("\n"));
+                current.clear();
+            }
+        } else {
+            current.push(line);
+        }
+    }
+    if !current.is_empty() {
+        out.push(current.join("\n"));
+    }
+    out
+}
+
+/// `2026-01-02T13:45:07.123Z` → `2026-01-02 13:45 UTC` (the API speaks UTC).
+pub fn time(ts: &str) -> String {
+    match (ts.get(..10), ts.get(11..16)) {
+        (Some(day), Some(hm)) if ts.as_bytes().get(10) == Some(&b'T') => format!("{day} {hm} UTC"),
+        _ => ts.to_owned(),
+    }
+}
+
+/// `owner_discretion` → `Owner discretion`.
+pub fn label(code: &str) -> String {
+    let mut s = code.replace('_', " ");
+    if let Some(first) = s.get(..1) {
+        let upper = first.to_ascii_uppercase();
+        s.replace_range(..1, &upper);
+    }
+    s
+}
+
+/// A state as a small badge.
+#[component]
+pub fn StateBadge(#[prop(into)] state: String) -> impl IntoView {
+    let class = format!("badge badge-{state}");
+    view! { <span class=class>{label(&state)}</span> }
+}
+
+/// The RFC 3339 instant `days` whole days from now (the browser's clock; the API checks
+/// the bound against its own).
+pub fn days_from_now(days: u32) -> String {
+    let ms = js_sys::Date::now() + f64::from(days) * 86_400_000.0;
+    String::from(js_sys::Date::new(&ms.into()).to_iso_string())
+}
+
+/// Whether an RFC 3339 instant lies in the past by the browser's clock.
+pub fn is_past(ts: &str) -> bool {
+    js_sys::Date::parse(ts) < js_sys::Date::now()
+}

@@ -1,0 +1,167 @@
+//! `/owner/programs/:id/entries/:entry`: one entry — address, state, the notice it agreed
+//! to and when, decisions, invitations, grant and history. The one-time code panel sits
+//! outside the reloading part of the page, in memory only, so a refresh of the entry
+//! keeps it and leaving the page loses it.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::components::A;
+use shared::api::{EntryDetail, IssuedInvitation, Program};
+use uuid::Uuid;
+
+use crate::api::{self, ApiError};
+use crate::components::events::EventList;
+use crate::components::invitation::{CodePanel, DeliveryForm, OneTimeCode};
+use crate::components::notice::NoticeView;
+use crate::components::program_nav::ProgramNav;
+use crate::components::set_title;
+use crate::components::status::{ErrorNotice, Loading, RequireSignIn, Success, Warning};
+use crate::components::text::{time, StateBadge};
+use crate::routes::owner::entry_actions::{Actions, Feedback};
+use crate::routes::owner::{load_program, uuid_param};
+
+#[component]
+pub fn EntryPage() -> impl IntoView {
+    set_title("Entry");
+    let (id, entry_id) = (uuid_param("id"), uuid_param("entry"));
+    let program = LocalResource::new(move || load_program(id.get()));
+    let entry = LocalResource::new(move || {
+        let path = id
+            .get()
+            .zip(entry_id.get())
+            .map(|(p, e)| format!("/api/owner/programs/{p}/entries/{e}"));
+        async move { api::get::<EntryDetail>(path.ok_or_else(ApiError::not_found)?).await }
+    });
+    let code = RwSignal::new(None::<OneTimeCode>);
+    let feedback: Feedback = RwSignal::new(None);
+    let reload = Callback::new(move |()| entry.refetch());
+    view! {
+        <RequireSignIn>
+            {move || id.get().map(|id| view! {
+                <ProgramNav id/>
+                <p><A href=format!("/owner/programs/{id}/queue")>"← Back to the queue"</A></p>
+            })}
+            <h1>"Entry"</h1>
+            {move || code.get().map(|c| view! { <CodePanel code=c on_close=Callback::new(move |()| code.set(None)) on_recorded=reload/> })}
+            {move || feedback.get().map(|f| match f {
+                Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
+                Err(e) if e.status == 409 => view! {
+                    <Warning>
+                        <p>"This did not happen: the entry changed meanwhile or its state does not allow it. The page now shows its current state."</p>
+                    </Warning>
+                }.into_any(),
+                Err(err) => view! { <ErrorNotice err/> }.into_any(),
+            })}
+            <Transition fallback=|| view! { <Loading/> }>
+                {move || Suspend::new(async move {
+                    match (entry.await, program.await) {
+                        (Ok(e), Ok(p)) => view! { <EntryView e p code feedback reload/> }.into_any(),
+                        (Err(err), _) | (_, Err(err)) => view! { <ErrorNotice err/> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </RequireSignIn>
+    }
+}
+
+#[component]
+fn EntryView(
+    e: EntryDetail,
+    p: Program,
+    code: RwSignal<Option<OneTimeCode>>,
+    feedback: Feedback,
+    reload: Callback<()>,
+) -> impl IntoView {
+    let on_issued = Callback::new(move |issued: IssuedInvitation| {
+        match issued.code {
+            Some(c) => code.set(Some(OneTimeCode { invitation: issued.invitation, code: c })),
+            None => feedback.set(Some(Ok("This invitation was already issued. Its code was shown once and cannot be shown again; revoke it and issue a new one if it was lost.".into()))),
+        }
+        reload.run(());
+    });
+    let notice = e.notice.clone();
+    view! {
+        <section class="card">
+            <div class="row spread">
+                <h2 class="email">{e.email.clone()}</h2>
+                <StateBadge state=e.state.clone()/>
+            </div>
+            <p class="muted">{format!("Joined {} · agreed to notice version {} at {}", time(&e.created_at), notice.version, time(&e.permission_at))}</p>
+        </section>
+        <Actions e=e.clone() p=p.clone() feedback reload on_issued/>
+        <Invitations e=e.clone() code reload/>
+        <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text
+            published=(notice.version, notice.published_at) heading="Notice agreed to"/>
+        <section class="card">
+            <h2>"History"</h2>
+            <EventList events=e.events program_id=p.id/>
+        </section>
+    }
+}
+
+#[component]
+fn Invitations(
+    e: EntryDetail,
+    code: RwSignal<Option<OneTimeCode>>,
+    reload: Callback<()>,
+) -> impl IntoView {
+    if e.invitations.is_empty() && e.grant.is_none() {
+        return ().into_any();
+    }
+    let grant = e.grant.map(|g| {
+        let since = format!("Granted {}", time(&g.granted_at));
+        let status = match g.revoked_at {
+            Some(at) => format!("{since} · revoked {}", time(&at)),
+            None if g.active => format!("{since} · active"),
+            None => format!("{since} · inactive"),
+        };
+        view! { <li><strong>"Access grant"</strong><p class="muted small">{status}</p></li> }
+    });
+    let rows = e
+        .invitations
+        .into_iter()
+        .map(|inv| {
+            let inv_id: Uuid = inv.id;
+            let shown_above = move || code.with(|c| c.as_ref().is_some_and(|c| c.invitation.id == inv_id));
+            let needs_delivery = inv.state == "issued" && inv.delivery.is_none();
+            let delivery = inv.delivery.map(|d| {
+                let reference = d.reference.map(|r| format!(" · ref {r}")).unwrap_or_default();
+                format!("Sent by {} on {}{reference}", crate::components::text::label(&d.channel), time(&d.recorded_at))
+            });
+            view! {
+                <li>
+                    <div class="row spread"><strong>"Invitation"</strong><StateBadge state=inv.state/></div>
+                    <p class="muted small">{format!("Issued {} · expires {}", time(&inv.issued_at), time(&inv.expires_at))}</p>
+                    {delivery.map(|d| view! { <p class="small">{d}</p> })}
+                    {move || (needs_delivery && !shown_above()).then(|| view! { <DeliveryForm invitation_id=inv_id on_recorded=reload/> })}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card">
+            <h2>"Invitations and access"</h2>
+            <ul class="plain-list">{rows}{grant}</ul>
+        </section>
+    }
+    .into_any()
+}
+
+/// Posts an owner action and reports it in `feedback`, then reloads the entry.
+pub fn act(
+    path: String,
+    body: serde_json::Value,
+    done: &'static str,
+    feedback: Feedback,
+    reload: Callback<()>,
+    pending: RwSignal<bool>,
+) {
+    pending.set(true);
+    feedback.set(None);
+    spawn_local(async move {
+        let result = api::post::<_, serde_json::Value>(path, &body).await;
+        pending.set(false);
+        feedback.set(Some(result.map(|_| done.to_owned())));
+        reload.run(());
+    });
+}

@@ -1,0 +1,105 @@
+//! The decisions an owner may take on one entry, offered by its state: select, decline,
+//! withdraw (each with a controlled reason), issue or reissue an invitation, revoke an
+//! issued invitation, revoke an active grant. The API decides; this only avoids offering
+//! what cannot succeed.
+
+use leptos::prelude::*;
+use shared::api::{
+    DeclineRequest, EntryDetail, IssuedInvitation, OwnerWithdrawRequest, Program, SelectRequest,
+    DECLINE_REASONS, SELECT_REASONS, WITHDRAW_BASES,
+};
+
+use crate::api::ApiError;
+use crate::components::confirm::ConfirmButton;
+use crate::components::invitation::IssueForm;
+use crate::components::reason::ReasonForm;
+use crate::components::text::is_past;
+use crate::routes::owner::entry::act;
+
+/// The outcome of the last action on the page.
+pub type Feedback = RwSignal<Option<Result<String, ApiError>>>;
+
+#[component]
+pub fn Actions(
+    e: EntryDetail,
+    p: Program,
+    feedback: Feedback,
+    reload: Callback<()>,
+    on_issued: Callback<IssuedInvitation>,
+) -> impl IntoView {
+    let pending = RwSignal::new(false);
+    let base = format!("/api/owner/programs/{}/entries/{}", p.id, e.id);
+    let post = move |suffix: &str, body: serde_json::Value, done: &'static str| {
+        act(
+            format!("{base}/{suffix}"),
+            body,
+            done,
+            feedback,
+            reload,
+            pending,
+        )
+    };
+    let to_json = |v: Result<serde_json::Value, serde_json::Error>| v.unwrap_or_default();
+    let select = {
+        let post = post.clone();
+        Callback::new(move |reason_code| {
+            post(
+                "select",
+                to_json(serde_json::to_value(SelectRequest { reason_code })),
+                "Selected.",
+            )
+        })
+    };
+    let decline = {
+        let post = post.clone();
+        Callback::new(move |reason_code| {
+            post(
+                "decline",
+                to_json(serde_json::to_value(DeclineRequest { reason_code })),
+                "Declined.",
+            )
+        })
+    };
+    let withdraw = Callback::new(move |basis| {
+        post(
+            "withdraw",
+            to_json(serde_json::to_value(OwnerWithdrawRequest { basis })),
+            "Withdrawn.",
+        )
+    });
+
+    let issued = e.invitations.iter().find(|i| i.state == "issued").cloned();
+    let expired_issue = issued.as_ref().is_some_and(|i| is_past(&i.expires_at));
+    let state = e.state.as_str();
+    let (pid, eid, max_days) = (p.id, e.id, p.max_invite_days);
+
+    let revoke_invite = issued.filter(|_| !expired_issue).map(|inv| {
+        let on_confirm = Callback::new(move |()| {
+            act(format!("/api/owner/invitations/{}/revoke", inv.id), serde_json::json!({}), "Invitation revoked; the entry is selected again.", feedback, reload, pending)
+        });
+        view! { <ConfirmButton label="Revoke invitation" question="Revoke this invitation? Its code stops working at once." confirm_label="Revoke" pending on_confirm/> }
+    });
+    let revoke_grant = e.grant.filter(|g| g.active).map(|g| {
+        let on_confirm = Callback::new(move |()| act(format!("/api/owner/grants/{}/revoke", g.id), serde_json::json!({}), "Access revoked.", feedback, reload, pending));
+        view! { <ConfirmButton label="Revoke access" question="Revoke this person's early access? They lose it on their next visit; this cannot be undone." confirm_label="Revoke access" pending on_confirm/> }
+    });
+    let can_select = state == "waiting";
+    let can_decline = matches!(state, "waiting" | "selected");
+    let can_issue = state == "selected" || (state == "invited" && expired_issue);
+    let can_withdraw = matches!(state, "waiting" | "selected" | "invited" | "active");
+    let is_final = !(can_select || can_decline || can_issue || can_withdraw);
+    view! {
+        <section class="card actions-card">
+            <h2>"Decisions"</h2>
+            {can_select.then(|| view! { <ReasonForm id="entry-select" legend="Select under your policy" options=SELECT_REASONS button="Select" pending on_submit=select/> })}
+            {can_issue.then(|| view! {
+                <IssueForm program_id=pid entry_id=eid max_days button=if expired_issue { "Issue a new invitation" } else { "Issue invitation" } on_issued/>
+            })}
+            {revoke_invite}
+            {revoke_grant}
+            {can_decline.then(|| view! { <ReasonForm id="entry-decline" legend="Decline" options=DECLINE_REASONS button="Decline" pending on_submit=decline class="danger"/> })}
+            {can_withdraw.then(|| view! { <ReasonForm id="entry-withdraw" legend="Withdraw" options=WITHDRAW_BASES button="Withdraw" pending on_submit=withdraw class="danger"/> })}
+            {is_final.then(|| view! { <p class="muted">"This entry's outcome is final; no further decisions are possible."</p> })}
+        </section>
+    }
+}

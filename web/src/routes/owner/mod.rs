@@ -1,0 +1,47 @@
+//! The owner's console (SPEC §6.4): dashboard, program settings, notices, queue, entry
+//! detail with invitations and grants, content, audit log and owners. Every `/api/owner`
+//! 404 reads the same, whether the object is absent or not the caller's.
+
+pub mod audit;
+pub mod content;
+pub mod dashboard;
+pub mod entry;
+pub mod entry_actions;
+pub mod new_program;
+pub mod notice;
+pub mod owners;
+pub mod program;
+pub mod queue;
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+use shared::api::Program;
+use uuid::Uuid;
+
+use crate::api::{self, ApiError};
+
+/// A path parameter that must be a UUID; anything else names nothing.
+pub fn uuid_param(name: &'static str) -> Memo<Option<Uuid>> {
+    let params = use_params_map();
+    Memo::new(move |_| {
+        params
+            .read()
+            .get(name)
+            .and_then(|v| Uuid::parse_str(&v).ok())
+    })
+}
+
+pub async fn load_program(id: Option<Uuid>) -> Result<Program, ApiError> {
+    let id = id.ok_or_else(ApiError::not_found)?;
+    api::get::<Program>(&format!("/api/owner/programs/{id}")).await
+}
+
+/// Conflict text for owner writes: a stale revision asks for a reload; any other 409 is
+/// a rule that the change broke.
+pub fn conflict_text(err: &ApiError) -> &'static str {
+    if err.code.contains("revision") {
+        "Someone else changed this — reload to see the current version, then try again."
+    } else {
+        "This change is not possible in the program's current state."
+    }
+}

@@ -1,0 +1,243 @@
+//! `/owner/programs/:id`: one program's overview — sign-ups open or closed, the access
+//! switch, caps, usage and two charts. Every change is a PATCH carrying the revision the
+//! page was showing; a stale one answers 409 and the page asks for a reload.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::components::A;
+use serde::Deserialize;
+use shared::api::{PatchProgramRequest, Program};
+
+use crate::api::{self, ApiError};
+use crate::components::chart::{Funnel, IntakeChart, Usage};
+use crate::components::program_nav::ProgramNav;
+use crate::components::set_title;
+use crate::components::status::{ErrorNotice, Loading, RequireSignIn, Success, Warning};
+use crate::routes::owner::{conflict_text, load_program, uuid_param};
+
+/// `GET /api/owner/programs/{id}/stats`. Not yet in `shared::api`; the API team owns the
+/// final shape (see the SPA's hand-over notes).
+#[derive(Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgramStats {
+    intake_by_hour: Vec<HourCount>,
+    states: BTreeMap<String, i64>,
+}
+
+#[derive(Clone, Deserialize)]
+struct HourCount {
+    hour: String,
+    count: i64,
+}
+
+const STATES: [&str; 7] = [
+    "waiting",
+    "selected",
+    "invited",
+    "active",
+    "declined",
+    "withdrawn",
+    "revoked",
+];
+
+#[component]
+pub fn ProgramPage() -> impl IntoView {
+    set_title("Program");
+    let id = uuid_param("id");
+    let program = LocalResource::new(move || load_program(id.get()));
+    let feedback = RwSignal::new(None::<Result<&'static str, ApiError>>);
+    view! {
+        <RequireSignIn>
+            {move || id.get().map(|id| view! { <ProgramNav id/> })}
+            {move || feedback.get().map(|f| match f {
+                Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
+                Err(e) if e.status == 409 => view! {
+                    <Warning>
+                        <p>{conflict_text(&e)}</p>
+                        <button type="button" class="secondary" on:click=move |_| { feedback.set(None); program.refetch(); }>"Reload"</button>
+                    </Warning>
+                }.into_any(),
+                Err(err) => view! { <ErrorNotice err/> }.into_any(),
+            })}
+            <Transition fallback=|| view! { <Loading/> }>
+                {move || Suspend::new(async move {
+                    match program.await {
+                        Ok(p) => view! { <Overview p feedback reload=Callback::new(move |()| program.refetch())/> }.into_any(),
+                        Err(err) => view! { <h1>"Program"</h1><ErrorNotice err/> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </RequireSignIn>
+    }
+}
+
+#[component]
+fn Overview(
+    p: Program,
+    feedback: RwSignal<Option<Result<&'static str, ApiError>>>,
+    reload: Callback<()>,
+) -> impl IntoView {
+    let pending = RwSignal::new(false);
+    let (id, revision) = (p.id, p.revision);
+    let change = move |patch: PatchProgramRequest, done: &'static str| {
+        pending.set(true);
+        feedback.set(None);
+        spawn_local(async move {
+            let result =
+                api::patch::<_, serde_json::Value>(format!("/api/owner/programs/{id}"), &patch)
+                    .await;
+            pending.set(false);
+            let saved = result.is_ok();
+            feedback.set(Some(result.map(|_| done)));
+            if saved {
+                reload.run(());
+            }
+        });
+    };
+    let blank = PatchProgramRequest {
+        expected_revision: revision,
+        signup_open: None,
+        access_enabled: None,
+        queue_cap: None,
+        hourly_cap: None,
+        seat_cap: None,
+    };
+    let (open, access) = (p.signup_open, p.access_enabled);
+    let toggle_open = {
+        let patch = PatchProgramRequest {
+            signup_open: Some(!open),
+            ..blank.clone()
+        };
+        move |_| {
+            change(
+                patch.clone(),
+                if open {
+                    "Sign-ups are closed."
+                } else {
+                    "Sign-ups are open."
+                },
+            )
+        }
+    };
+    let toggle_access = {
+        let patch = PatchProgramRequest {
+            access_enabled: Some(!access),
+            ..blank.clone()
+        };
+        move |_| {
+            change(
+                patch.clone(),
+                if access {
+                    "Early access is switched off."
+                } else {
+                    "Early access is switched on."
+                },
+            )
+        }
+    };
+    let caps = [
+        ("Queue cap", p.queue_cap),
+        ("Sign-ups per hour", p.hourly_cap),
+        ("Seats", p.seat_cap),
+    ]
+    .map(|(l, v)| (l, RwSignal::new(v.to_string())));
+    let save_caps = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let [q, h, s] = caps.map(|(_, v)| v.get_untracked().trim().parse::<i32>().ok());
+        change(
+            PatchProgramRequest {
+                queue_cap: q,
+                hourly_cap: h,
+                seat_cap: s,
+                ..blank.clone()
+            },
+            "Caps saved.",
+        );
+    };
+    view! {
+        <div class="row spread">
+            <h1>{p.slug.clone()}</h1>
+            <A href=format!("/waitlist/{}", p.slug)>"Public form"</A>
+        </div>
+        <p class="lead exact">{p.purpose.clone()}</p>
+        <div class="grid">
+            <section class="card">
+                <h2>"Sign-ups"</h2>
+                <p>{if open { "Open: the public form accepts sign-ups." } else { "Closed: the public form shows the notice but accepts nothing." }}</p>
+                {(!open && p.notice.is_none()).then(|| view! { <p class="muted small">"Publish a notice before opening sign-ups."</p> })}
+                <button type="button" disabled=move || pending.get() on:click=toggle_open>{if open { "Close sign-ups" } else { "Open sign-ups" }}</button>
+            </section>
+            <section class="card">
+                <h2>"Early access"</h2>
+                <p>{if access { "On: people with an active grant can read the content." } else { "Off: nobody can read the content." }}</p>
+                {(!access && !p.has_content).then(|| view! { <p class="muted small">"Write the content before switching access on."</p> })}
+                <button type="button" disabled=move || pending.get() on:click=toggle_access>{if access { "Switch access off" } else { "Switch access on" }}</button>
+            </section>
+        </div>
+        <section class="card">
+            <h2>"Usage"</h2>
+            <Usage label="Queue" value=p.counts.queue cap=p.queue_cap/>
+            <Usage label="This hour" value=p.counts.hour cap=p.hourly_cap/>
+            <Usage label="Seats" value=p.counts.seats cap=p.seat_cap/>
+            <p class="muted small">{format!("Invitations last at most {} days. Revision {}.", p.max_invite_days, p.revision)}</p>
+        </section>
+        <Stats id/>
+        <form class="card form" method="post" on:submit=save_caps>
+            <h2>"Caps"</h2>
+            <div class="fields">
+                {caps.into_iter().enumerate().map(|(i, (label, value))| view! {
+                    <div>
+                        <label for=format!("cap-{i}")>{label}</label>
+                        <input id=format!("cap-{i}") type="number" min="1" inputmode="numeric" prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev))/>
+                    </div>
+                }).collect_view()}
+            </div>
+            <p class="muted small">"The seat cap cannot go below the seats in use (active grants plus unexpired invitations)."</p>
+            <button type="submit" disabled=move || pending.get()>"Save caps"</button>
+        </form>
+    }
+}
+
+#[component]
+fn Stats(id: uuid::Uuid) -> impl IntoView {
+    let stats = LocalResource::new(move || {
+        api::get::<ProgramStats>(format!("/api/owner/programs/{id}/stats"))
+    });
+    view! {
+        <section class="card">
+            <h2>"Activity"</h2>
+            <Transition fallback=|| view! { <Loading/> }>
+                {move || Suspend::new(async move {
+                    match stats.await {
+                        Ok(s) => {
+                            let states = STATES.iter().map(|k| (k.to_string(), s.states.get(*k).copied().unwrap_or(0))).collect();
+                            view! {
+                                <h3>"Sign-ups per hour (UTC)"</h3>
+                                <IntakeChart counts=last_day(&s.intake_by_hour)/>
+                                <h3>"Entries by state"</h3>
+                                <Funnel states/>
+                            }.into_any()
+                        }
+                        Err(_) => view! { <p class="muted">"Charts are unavailable right now."</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+/// 24 hourly counts ending with the current UTC hour; hours the API did not list are 0.
+fn last_day(hours: &[HourCount]) -> Vec<i64> {
+    const HOUR: f64 = 3_600_000.0;
+    let now = (js_sys::Date::now() / HOUR).floor();
+    let mut counts = vec![0; 24];
+    for h in hours {
+        let ago = now - (js_sys::Date::parse(&h.hour) / HOUR).floor();
+        if (0.0..24.0).contains(&ago) {
+            counts[23 - ago as usize] += h.count;
+        }
+    }
+    counts
+}

@@ -1,0 +1,200 @@
+//! `/owner/programs/:id/queue`: the private queue with a state filter, a server-side
+//! search by email fragment, cursor paging, row selection for bulk actions and a CSV
+//! export. Addresses appear here because the owner must see them; they never enter the
+//! page's own URL.
+
+use std::collections::BTreeSet;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::components::A;
+use shared::api::{EntryPage, EntrySummary, Program};
+use uuid::Uuid;
+
+use crate::api::{self, ApiError};
+use crate::components::bulk::BulkActions;
+use crate::components::download::save_text;
+use crate::components::pager::{Cursors, Pager};
+use crate::components::program_nav::ProgramNav;
+use crate::components::set_title;
+use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn};
+use crate::components::text::{label, time, StateBadge};
+use crate::routes::owner::{load_program, uuid_param};
+
+const STATES: [&str; 7] = [
+    "waiting",
+    "selected",
+    "invited",
+    "active",
+    "declined",
+    "withdrawn",
+    "revoked",
+];
+const PAGE_SIZE: u32 = 50;
+
+#[component]
+pub fn Queue() -> impl IntoView {
+    set_title("Queue");
+    let id = uuid_param("id");
+    let program = LocalResource::new(move || load_program(id.get()));
+    view! {
+        <RequireSignIn>
+            {move || id.get().map(|id| view! { <ProgramNav id/> })}
+            <h1>"Queue"</h1>
+            <Transition fallback=|| view! { <Loading/> }>
+                {move || Suspend::new(async move {
+                    match program.await {
+                        Ok(p) => view! { <QueueView p/> }.into_any(),
+                        Err(err) => view! { <ErrorNotice err/> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </RequireSignIn>
+    }
+}
+
+fn entries_url(id: Uuid, state: &str, q: &str, cursor: Option<&str>) -> String {
+    let enc = |v: &str| String::from(js_sys::encode_uri_component(v));
+    let mut url = format!("/api/owner/programs/{id}/entries?limit={PAGE_SIZE}");
+    for (key, value) in [("state", state), ("q", q), ("cursor", cursor.unwrap_or(""))] {
+        if !value.is_empty() {
+            url.push_str(&format!("&{key}={}", enc(value)));
+        }
+    }
+    url
+}
+
+#[component]
+fn QueueView(p: Program) -> impl IntoView {
+    let id = p.id;
+    let state = RwSignal::new(String::new());
+    let search = RwSignal::new(String::new());
+    let applied = RwSignal::new((String::new(), String::new()));
+    let cursors = Cursors::new();
+    let selected = RwSignal::new(BTreeSet::<Uuid>::new());
+    let page = LocalResource::new(move || {
+        let (state, q) = applied.get();
+        let url = entries_url(id, &state, &q, cursors.current().as_deref());
+        async move { api::get::<EntryPage>(url).await }
+    });
+    Effect::new(move || {
+        cursors.0.track();
+        applied.track();
+        selected.set(BTreeSet::new());
+    });
+    let apply = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        cursors.reset();
+        applied.set((
+            state.get_untracked(),
+            search.get_untracked().trim().to_owned(),
+        ));
+    };
+    let export_error = RwSignal::new(None::<ApiError>);
+    let slug = p.slug.clone();
+    let export = move |_| {
+        let name = format!("{slug}-entries.csv");
+        spawn_local(async move {
+            match api::get_text(format!("/api/owner/programs/{id}/entries.csv")).await {
+                Ok(csv) => export_error.set(
+                    save_text(&name, &csv, "text/csv")
+                        .err()
+                        .map(|_| ApiError::network()),
+                ),
+                Err(e) => export_error.set(Some(e)),
+            }
+        });
+    };
+    view! {
+        <form class="card filters" method="post" role="search" on:submit=apply>
+            <div>
+                <label for="queue-state">"State"</label>
+                <select id="queue-state" on:change=move |ev| state.set(event_target_value(&ev))>
+                    <option value="">"All states"</option>
+                    {STATES.iter().map(|s| view! { <option value=*s>{label(s)}</option> }).collect_view()}
+                </select>
+            </div>
+            <div class="grow">
+                <label for="queue-search">"Email contains"</label>
+                <input id="queue-search" type="search" autocomplete="off" spellcheck="false" maxlength="254"
+                    prop:value=move || search.get() on:input=move |ev| search.set(event_target_value(&ev))/>
+            </div>
+            <button type="submit">"Apply"</button>
+            <button type="button" class="secondary" on:click=export>"Export CSV"</button>
+        </form>
+        {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
+        <BulkActions program_id=id slug=p.slug.clone() max_days=p.max_invite_days selected done=Callback::new(move |()| page.refetch())/>
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || Suspend::new(async move {
+                match page.await {
+                    Ok(pg) if pg.entries.is_empty() => view! {
+                        <Empty><p>"No entries match."</p></Empty>
+                        <Pager cursors next=None label="Queue pages"/>
+                    }.into_any(),
+                    Ok(pg) => view! {
+                        <Rows program_id=id entries=pg.entries selected/>
+                        <Pager cursors next=pg.next_cursor label="Queue pages"/>
+                    }.into_any(),
+                    Err(err) => view! { <ErrorNotice err/> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn Rows(
+    program_id: Uuid,
+    entries: Vec<EntrySummary>,
+    selected: RwSignal<BTreeSet<Uuid>>,
+) -> impl IntoView {
+    let ids: Vec<Uuid> = entries.iter().map(|e| e.id).collect();
+    let all_ids = ids.clone();
+    let all = move || selected.with(|s| all_ids.iter().all(|i| s.contains(i)));
+    let toggle_all = move |ev| {
+        let on = event_target_checked(&ev);
+        selected.update(|s| ids.iter().for_each(|i| toggle(s, *i, on)));
+    };
+    let rows = entries
+        .into_iter()
+        .map(|e| {
+            let eid = e.id;
+            let check_label = format!("Select {}", e.email);
+            view! {
+                <tr>
+                    <td><input type="checkbox" aria-label=check_label prop:checked=move || selected.with(|s| s.contains(&eid))
+                        on:change=move |ev| { let on = event_target_checked(&ev); selected.update(|s| toggle(s, eid, on)); }/></td>
+                    <td class="email"><A href=format!("/owner/programs/{program_id}/entries/{eid}")>{e.email}</A></td>
+                    <td><StateBadge state=e.state/></td>
+                    <td class="nowrap">{time(&e.created_at)}</td>
+                    <td class="hide-narrow">{format!("v{}", e.notice_version)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-wrap">
+            <table class="queue">
+                <caption class="sr-only">"Entries on this page"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col"><input type="checkbox" aria-label="Select all on this page" prop:checked=all on:change=toggle_all/></th>
+                        <th scope="col">"Email"</th>
+                        <th scope="col">"State"</th>
+                        <th scope="col">"Joined"</th>
+                        <th scope="col" class="hide-narrow">"Notice"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
+
+fn toggle(set: &mut BTreeSet<Uuid>, id: Uuid, on: bool) {
+    if on {
+        set.insert(id);
+    } else {
+        set.remove(&id);
+    }
+}

@@ -1,0 +1,100 @@
+//! `/redeem`: paste an invitation code. The code travels only in a POST body; it is never
+//! put in a URL, stored or logged, and the field is cleared once it is used. Every kind of
+//! refusal gets the same generic text, as the API gives the same 404 for all of them.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::components::A;
+use shared::api::{RedeemRequest, RedeemResponse};
+
+use crate::api::{self, ApiError};
+use crate::components::set_title;
+use crate::components::status::{ErrorNotice, RequireSignIn, Success, Warning};
+
+#[component]
+pub fn Redeem() -> impl IntoView {
+    set_title("Redeem a code");
+    view! {
+        <h1>"Redeem an invitation code"</h1>
+        <RequireSignIn><RedeemForm/></RequireSignIn>
+    }
+}
+
+#[derive(Clone)]
+enum Outcome {
+    Redeemed(String),
+    Refused,
+    Busy,
+    Failed(ApiError),
+}
+
+/// The code's shape: 43 characters of unpadded base64url (32 bytes).
+fn well_formed(code: &str) -> bool {
+    code.len() == 43
+        && code
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+#[component]
+fn RedeemForm() -> impl IntoView {
+    let code = RwSignal::new(String::new());
+    let pending = RwSignal::new(false);
+    let outcome = RwSignal::new(None::<Outcome>);
+    let shape_problem = move || code.with(|c| !c.trim().is_empty() && !well_formed(c.trim()));
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let value = code.get_untracked().trim().to_owned();
+        if !well_formed(&value) || pending.get_untracked() {
+            return;
+        }
+        pending.set(true);
+        outcome.set(None);
+        spawn_local(async move {
+            let result = api::post::<_, RedeemResponse>(
+                "/api/me/invitations/redeem",
+                &RedeemRequest { code: value },
+            )
+            .await;
+            pending.set(false);
+            outcome.set(Some(match result {
+                Ok(r) => {
+                    code.set(String::new());
+                    Outcome::Redeemed(r.program_slug)
+                }
+                Err(e) if matches!(e.status, 400 | 404) => Outcome::Refused,
+                Err(e) if e.status == 429 => Outcome::Busy,
+                Err(e) => Outcome::Failed(e),
+            }));
+        });
+    };
+    view! {
+        <form class="card form" method="post" novalidate on:submit=submit>
+            <p>"Paste the code the program's owner sent you. It works once, for the email address it was issued to, which must be verified on the account you are signed in with."</p>
+            <label for="redeem-code">"Invitation code"</label>
+            <input id="redeem-code" class="mono" type="text" autocomplete="off" autocapitalize="off" spellcheck="false"
+                maxlength="64" prop:value=move || code.get() on:input=move |ev| code.set(event_target_value(&ev))
+                aria-invalid=move || shape_problem().to_string() aria-describedby="redeem-code-problem"/>
+            <p id="redeem-code-problem" class="field-error" aria-live="polite">
+                {move || shape_problem().then_some("A code is 43 characters of letters, digits, - and _. Check that you copied all of it.")}
+            </p>
+            <button type="submit" disabled=move || pending.get() || !code.with(|c| well_formed(c.trim()))>
+                {move || if pending.get() { "Checking…" } else { "Redeem" }}
+            </button>
+        </form>
+        {move || outcome.get().map(|o| match o {
+            Outcome::Redeemed(slug) => view! {
+                <Success>
+                    <h2>"You're in"</h2>
+                    <p>{format!("Your early access to {slug} is active.")}</p>
+                    <p><A href=format!("/early-access/{slug}") attr:class="button">"Open early access"</A></p>
+                </Success>
+            }.into_any(),
+            Outcome::Refused => view! {
+                <Warning><p>"This code cannot be used. Check that you copied it exactly. If it still does not work, ask the person who sent it for a new one."</p></Warning>
+            }.into_any(),
+            Outcome::Busy => view! { <Warning><p>"Too many attempts. Please wait a few minutes before trying again."</p></Warning> }.into_any(),
+            Outcome::Failed(err) => view! { <ErrorNotice err/> }.into_any(),
+        })}
+    }
+}

@@ -1,0 +1,218 @@
+//! `/waitlist/:slug`: the public signup form. It shows the exact notice, an unticked box
+//! and the email field checked with the shared grammar as the user types. One attempt
+//! keeps one request key across retries after a network failure or server error, so a
+//! retry can never count twice; a definite answer ends the attempt. The answer for a new
+//! and a known address is the same neutral "received".
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::use_params_map;
+use shared::api::{PublicProgram, SignupRequest, SignupResponse};
+use shared::{EmailKey, Slug};
+use uuid::Uuid;
+
+use crate::api::{self, ApiError};
+use crate::components::notice::NoticeView;
+use crate::components::set_title;
+use crate::components::status::{ErrorNotice, Loading, Success, Warning};
+
+#[component]
+pub fn Waitlist() -> impl IntoView {
+    set_title("Join a waitlist");
+    let params = use_params_map();
+    let program = LocalResource::new(move || {
+        let slug = params.read().get("slug").unwrap_or_default();
+        async move {
+            Slug::parse(&slug).map_err(|_| ApiError::not_found())?;
+            api::get_public::<PublicProgram>(&format!("/api/public/programs/{slug}")).await
+        }
+    });
+    view! {
+        <Transition fallback=|| view! { <Loading/> }>
+            {move || Suspend::new(async move {
+                match program.await {
+                    Ok(p) => view! { <SignupForm program=p/> }.into_any(),
+                    Err(e) if e.status == 404 => view! {
+                        <div class="card">
+                            <h1>"This waitlist is not available"</h1>
+                            <p>"Check the link you were given. The list may not exist or may not be published yet."</p>
+                        </div>
+                    }.into_any(),
+                    Err(e) => view! { <h1>"Join the waitlist"</h1><ErrorNotice err=e/> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// How the current attempt ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Idle,
+    Sending,
+    Received,
+    /// Closed form, outdated notice or a key bound to other fields: reload.
+    Changed,
+    Full,
+    /// Network failure or server error: the same attempt may be retried.
+    Retry,
+    Refused,
+}
+
+#[component]
+fn SignupForm(program: PublicProgram) -> impl IntoView {
+    let PublicProgram {
+        slug,
+        signup_open,
+        notice,
+    } = program;
+    let email = RwSignal::new(String::new());
+    let agreed = RwSignal::new(false);
+    let outcome = RwSignal::new(Outcome::Idle);
+    let attempt_key = StoredValue::new(None::<Uuid>);
+    let checked = move || email.with(|v| (!v.trim().is_empty()).then(|| EmailKey::parse(v)));
+    let ready = move || {
+        signup_open
+            && agreed.get()
+            && matches!(checked(), Some(Ok(_)))
+            && outcome.get() != Outcome::Sending
+    };
+
+    let (version, path) = (
+        notice.version,
+        format!("/api/public/programs/{slug}/signups"),
+    );
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if !ready() {
+            return;
+        }
+        let key = attempt_key.get_value().unwrap_or_else(Uuid::new_v4);
+        attempt_key.set_value(Some(key));
+        let body = SignupRequest {
+            request_key: key,
+            email: email.get_untracked(),
+            notice_version: version,
+            permission: true,
+        };
+        let path = path.clone();
+        outcome.set(Outcome::Sending);
+        spawn_local(async move {
+            let result = api::post_public::<_, SignupResponse>(&path, &body).await;
+            let next = match result {
+                Ok(_) => Outcome::Received,
+                Err(e) if e.is_retryable() => Outcome::Retry,
+                Err(e) if e.status == 409 => Outcome::Changed,
+                Err(e) if e.status == 429 => Outcome::Full,
+                Err(_) => Outcome::Refused,
+            };
+            if next != Outcome::Retry {
+                attempt_key.set_value(None);
+            }
+            if next == Outcome::Received {
+                email.set(String::new());
+                agreed.set(false);
+            }
+            outcome.set(next);
+        });
+    };
+    // A changed address is a new attempt with a new key.
+    let on_email = move |ev| {
+        email.set(event_target_value(&ev));
+        attempt_key.set_value(None);
+    };
+    let published = (notice.version, notice.published_at.clone());
+    let received = Memo::new(move |_| outcome.get() == Outcome::Received);
+
+    view! {
+        <h1>"Join the waitlist"</h1>
+        <p class="muted">"Program: " <strong>{slug.clone()}</strong></p>
+        <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text published/>
+        {move || if received.get() {
+            view! {
+                <Success>
+                    <h2>"Thank you — your request was received"</h2>
+                    <p>"If a place opens up, the program's owner will contact you at the address you gave, through their own channel."</p>
+                </Success>
+            }.into_any()
+        } else {
+            view! { <FormBody signup_open email agreed outcome checked ready on_email submit=submit.clone()/> }.into_any()
+        }}
+    }
+}
+
+#[component]
+fn FormBody(
+    signup_open: bool,
+    email: RwSignal<String>,
+    agreed: RwSignal<bool>,
+    outcome: RwSignal<Outcome>,
+    checked: impl Fn() -> Option<Result<EmailKey, shared::EmailError>> + Send + Sync + Copy + 'static,
+    ready: impl Fn() -> bool + Send + Sync + Copy + 'static,
+    on_email: impl Fn(leptos::ev::Event) + 'static,
+    submit: impl Fn(leptos::ev::SubmitEvent) + 'static,
+) -> impl IntoView {
+    let problem = move || match checked() {
+        Some(Err(e)) => Some(sentence(&e.to_string())),
+        _ => None,
+    };
+    let closed = (!signup_open).then(|| view! {
+        <Warning><p>"This waitlist is not taking sign-ups right now. Please check back later."</p></Warning>
+    });
+    view! {
+        {closed}
+        <form class="card form" method="post" novalidate on:submit=submit>
+            <h2>"Your email address"</h2>
+            <label for="signup-email">"Email address"</label>
+            <input id="signup-email" type="email" inputmode="email" autocomplete="email" spellcheck="false"
+                maxlength="254" disabled=!signup_open prop:value=move || email.get() on:input=on_email
+                aria-invalid=move || problem().is_some().to_string()
+                aria-describedby="signup-email-help signup-email-problem"/>
+            <p id="signup-email-problem" class="field-error" aria-live="polite">{problem}</p>
+            <p id="signup-email-help" class="help">
+                "Plain addresses such as name@example.com work. Some valid but unusual addresses are not accepted: ones with spaces, quotes, comments or non-English letters, and ones with an IP address instead of a domain name."
+            </p>
+            <div class="check">
+                <input id="signup-permission" type="checkbox" disabled=!signup_open
+                    prop:checked=move || agreed.get() on:change=move |ev| agreed.set(event_target_checked(&ev))/>
+                <label for="signup-permission">
+                    "I want to join this waitlist, and I agree that my email address is used and kept as the notice above describes."
+                </label>
+            </div>
+            <button type="submit" disabled=move || !ready()>
+                {move || if outcome.get() == Outcome::Sending { "Sending…" } else { "Join the waitlist" }}
+            </button>
+            {move || outcome_message(outcome.get())}
+        </form>
+    }
+}
+
+fn outcome_message(outcome: Outcome) -> Option<AnyView> {
+    let reload = || view! { <button type="button" class="secondary" on:click=|_| drop(window().location().reload())>"Reload"</button> };
+    let view = match outcome {
+        Outcome::Changed => view! {
+            <Warning>
+                <p>"This form changed since you opened it — it may have closed, or its notice was updated. Reload the page to see the current version."</p>
+                {reload()}
+            </Warning>
+        }.into_any(),
+        Outcome::Full => view! { <Warning><p>"The list is full right now. Please try again later."</p></Warning> }.into_any(),
+        Outcome::Retry => view! {
+            <Warning><p>"We could not confirm your request. Please try again — trying again cannot sign you up twice."</p></Warning>
+        }.into_any(),
+        Outcome::Refused => view! { <Warning><p>"The request was not accepted. Check the address and try again."</p></Warning> }.into_any(),
+        Outcome::Idle | Outcome::Sending | Outcome::Received => return None,
+    };
+    Some(view)
+}
+
+/// `the address must …` → `The address must ….`
+fn sentence(text: &str) -> String {
+    let mut s = text.to_owned();
+    if let Some(first) = s.get(..1) {
+        let upper = first.to_ascii_uppercase();
+        s.replace_range(..1, &upper);
+    }
+    s.push('.');
+    s
+}
