@@ -81,7 +81,7 @@ pub fn decode_key(name: &str, value: &str) -> Result<Vec<u8>, ConfigError> {
         &base64::engine::general_purpose::URL_SAFE,
         &base64::engine::general_purpose::URL_SAFE_NO_PAD,
     ];
-    let bytes = if value.len() % 2 == 0 && value.bytes().all(|b| b.is_ascii_hexdigit()) {
+    let bytes = if value.len().is_multiple_of(2) && value.bytes().all(|b| b.is_ascii_hexdigit()) {
         hex::decode(value).ok()
     } else {
         engines.iter().find_map(|e| e.decode(value).ok())
