@@ -6,4 +6,5 @@ mod support;
 
 mod early_access;
 mod foundation;
+mod ops;
 mod redeem;
