@@ -5,6 +5,7 @@
 pub mod clerk;
 pub mod db;
 pub mod flows;
+pub mod pg;
 pub mod process;
 pub mod race;
 
