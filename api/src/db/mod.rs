@@ -5,8 +5,12 @@
 //! session has finite lock and statement timeouts. No network call inside a transaction.
 
 pub mod audit;
+pub mod content;
 pub mod entries;
+pub mod invitations;
 pub mod locks;
+pub mod owner_receipts;
+pub mod queue;
 pub mod rate_limits;
 pub mod staff;
 
