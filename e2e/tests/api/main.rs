@@ -4,4 +4,6 @@
 
 mod support;
 
+mod early_access;
 mod foundation;
+mod redeem;

@@ -5,6 +5,7 @@
 pub mod clerk;
 pub mod db;
 pub mod flows;
+pub mod race;
 
 use api::config::{AppEnv, Settings};
 use api::startup::Application;

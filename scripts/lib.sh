@@ -1,0 +1,85 @@
+# Shared helpers for the project's scripts (sourced, not run).
+# Policy: each step is idempotent and says what it does; anything missing is installed
+# from the package registries only (rustup targets, crates.io, npm, Debian).
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PATH="$root/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+apt_updated=""
+apt_install() { # packages...
+  if [[ -z "$apt_updated" ]]; then
+    say "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    apt_updated=1
+  fi
+  say "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# The PostgreSQL server URL without a database name. Uses DATABASE_SERVER_URL, or the
+# server part of DATABASE_URL, or the local cluster; starts the local cluster when it
+# is down, and creates a project-local cluster (.local/pg, port 5499) when there is no
+# server at all.
+pg_server_url() {
+  local url="${DATABASE_SERVER_URL:-}"
+  if [[ -z "$url" && -n "${DATABASE_URL:-}" ]]; then url="${DATABASE_URL%/*}"; fi
+  if [[ -n "$url" ]]; then
+    if pg_isready -q -d "$url/postgres" -t 5; then echo "$url"; return; fi
+    say "the PostgreSQL at DATABASE_URL is not reachable; using a local one"
+  fi
+  url="postgres://postgres@127.0.0.1:5432"
+  if pg_isready -q -h 127.0.0.1 -p 5432 -t 2; then echo "$url"; return; fi
+  if command -v pg_lsclusters >/dev/null && [[ -n "$(pg_lsclusters -h 2>/dev/null)" ]]; then
+    local version
+    version="$(pg_lsclusters -h | awk '{print $1; exit}')"
+    say "starting the local PostgreSQL $version cluster"
+    pg_ctlcluster --skip-systemctl-redirect "$version" main start >&2 || true
+    for _ in $(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 -t 1 && { echo "$url"; return; }; sleep 1; done
+  fi
+  local bin
+  bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  [[ -x "$bin/postgres" ]] || { apt_install postgresql; bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"; }
+  local data="$root/.local/pg" port=5499
+  url="postgres://postgres@127.0.0.1:$port"
+  if pg_isready -q -h 127.0.0.1 -p "$port" -t 1; then echo "$url"; return; fi
+  say "starting a project-local PostgreSQL in .local/pg (port $port)"
+  mkdir -p "$root/.local"
+  local run=()
+  if [[ "$(id -u)" == 0 ]]; then chown -R postgres "$root/.local" 2>/dev/null || true; run=(runuser -u postgres --); fi
+  if [[ ! -f "$data/PG_VERSION" ]]; then
+    "${run[@]}" "$bin/initdb" -D "$data" -U postgres -A trust >/dev/null
+  fi
+  "${run[@]}" "$bin/pg_ctl" -D "$data" -l "$data/server.log" -o "-p $port -k /tmp -c listen_addresses=127.0.0.1" -w start >&2
+  echo "$url"
+}
+
+ensure_rust_tools() { # the WASM toolchain of TOOLCHAIN.md; never lets Trunk download anything
+  rustup target list --installed | grep -qx wasm32-unknown-unknown || { say "rustup target add wasm32-unknown-unknown"; rustup target add wasm32-unknown-unknown; }
+  if ! wasm-bindgen --version 2>/dev/null | grep -q "0.2.130"; then
+    say "cargo install wasm-bindgen-cli 0.2.130 (a few minutes, once)"
+    cargo install wasm-bindgen-cli --version 0.2.130 --force
+  fi
+  if ! trunk --version 2>/dev/null | grep -q "0.21.14"; then
+    say "cargo install trunk 0.21.14 (about 12 minutes, once)"
+    cargo install --locked trunk --version 0.21.14 --force
+  fi
+  if ! "$root/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version_132"; then
+    command -v npm >/dev/null || apt_install nodejs npm
+    say "npm ci (binaryen 132 for wasm-opt)"
+    (cd "$root" && npm ci --no-audit --no-fund --silent)
+  fi
+  command -v cargo-nextest >/dev/null || { say "cargo install cargo-nextest"; cargo install --locked cargo-nextest; }
+}
+
+ensure_browser() { # Debian's Chromium and ChromeDriver for the browser tests
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    apt_install chromium chromium-driver
+  fi
+}
+
+ensure_pg_client() {
+  command -v psql >/dev/null && command -v pg_isready >/dev/null || apt_install postgresql-client
+}
