@@ -7,7 +7,9 @@
 pub mod audit;
 pub mod entries;
 pub mod locks;
+pub mod programs;
 pub mod rate_limits;
+pub mod signups;
 pub mod staff;
 
 use crate::error::{ApiError, Result};
