@@ -374,6 +374,32 @@ pub const SELECT_REASONS: &[&str] = &["meets_policy", "priority_group", "capacit
 pub const DECLINE_REASONS: &[&str] = &["not_eligible", "duplicate_person", "capacity_reached", "owner_discretion"];
 pub const WITHDRAW_BASES: &[&str] = &["applicant_request", "owner_policy", "retention_expiry"];
 
+// ---------------------------------------------------------------- owner dashboard
+
+/// One UTC hour of admissions (`intake_hours`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntakeHour {
+    pub bucket_start: Timestamp,
+    pub admitted: i64,
+}
+
+/// `GET /api/owner/programs/{id}/stats`: the last 48 UTC hours that admitted anyone,
+/// oldest first, and how many entries are in each state (every state is present).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgramStats {
+    pub intake_hours: Vec<IntakeHour>,
+    pub states: std::collections::BTreeMap<String, i64>,
+}
+
+/// `GET /api/owner/programs?workspaceId=`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProgramListQuery {
+    pub workspace_id: Uuid,
+}
+
 // ---------------------------------------------------------------- owner bulk actions (§6.4, issue 4)
 
 /// Most entries one bulk selection may move from waiting to selected.

@@ -10,8 +10,10 @@ pub mod entries;
 pub mod invitations;
 pub mod locks;
 pub mod owner_receipts;
+pub mod programs;
 pub mod queue;
 pub mod rate_limits;
+pub mod signups;
 pub mod staff;
 
 use crate::error::{ApiError, Result};
