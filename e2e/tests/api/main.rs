@@ -4,4 +4,7 @@
 
 mod support;
 
+mod applicant;
 mod foundation;
+mod programs;
+mod signup;
