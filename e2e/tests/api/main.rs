@@ -4,9 +4,16 @@
 
 mod support;
 
+<<<<<<< HEAD
 mod early_access;
 mod faults;
 mod foundation;
 mod log_scan;
 mod ops;
 mod redeem;
+=======
+mod applicant;
+mod foundation;
+mod programs;
+mod signup;
+>>>>>>> signup
