@@ -4,16 +4,12 @@
 
 mod support;
 
-<<<<<<< HEAD
+mod applicant;
 mod early_access;
 mod faults;
 mod foundation;
 mod log_scan;
 mod ops;
-mod redeem;
-=======
-mod applicant;
-mod foundation;
 mod programs;
+mod redeem;
 mod signup;
->>>>>>> signup
