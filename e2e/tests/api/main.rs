@@ -4,6 +4,9 @@
 
 mod support;
 
+mod applicant;
 mod early_access;
 mod foundation;
+mod programs;
 mod redeem;
+mod signup;
