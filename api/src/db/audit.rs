@@ -24,6 +24,8 @@ pub enum EventType {
     Withdrawn,
     ContentUpdated,
     ProgramChanged,
+    /// Retention redaction replaced the entry's email with a tombstone (CLI only).
+    Redacted,
 }
 
 impl EventType {
@@ -42,6 +44,7 @@ impl EventType {
             EventType::Withdrawn => "withdrawn",
             EventType::ContentUpdated => "content_updated",
             EventType::ProgramChanged => "program_changed",
+            EventType::Redacted => "redacted",
         }
     }
 }

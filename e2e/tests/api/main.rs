@@ -6,7 +6,10 @@ mod support;
 
 mod applicant;
 mod early_access;
+mod faults;
 mod foundation;
+mod log_scan;
+mod ops;
 mod programs;
 mod redeem;
 mod signup;
