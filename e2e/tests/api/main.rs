@@ -5,11 +5,16 @@
 mod support;
 
 mod applicant;
+mod audit;
+mod bulk;
+mod content;
 mod early_access;
 mod faults;
 mod foundation;
+mod invitations;
 mod log_scan;
 mod ops;
 mod programs;
+mod queue;
 mod redeem;
 mod signup;
