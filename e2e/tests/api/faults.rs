@@ -43,14 +43,23 @@ async fn sigkill_mid_signups_and_invitations_loses_and_double_counts_nothing() {
     let signups = futures::future::join_all(
         keys.iter().enumerate().map(|(i, k)| signup_to(&http, &base, "crash", *k, format!("c{i}@example.com"))),
     );
-    let issues = futures::future::join_all(selected.iter().map(|e| app.issue_with(&owner, program, *e, Uuid::new_v4(), 3)));
+    let csrf = api::http::csrf::token(&app.settings.csrf_key, &owner.session_id);
+    let expires = (chrono::Utc::now() + chrono::Duration::days(3)).to_rfc3339();
+    let issues = futures::future::join_all(selected.iter().map(|e| {
+        http.post(format!("{base}/api/owner/programs/{program}/entries/{e}/invitations"))
+            .header("origin", ORIGIN)
+            .header("x-csrf-token", &csrf)
+            .bearer_auth(&owner.token)
+            .json(&json!({"requestKey": Uuid::new_v4(), "expiresAt": expires}))
+            .send()
+    }));
     let killer = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         api.kill().await;
     };
     let (signed, issued, ()) = tokio::join!(signups, issues, killer);
     let answered = signed.iter().filter(|r| matches!(r, Ok(202))).count();
-    let issued_ok = issued.iter().filter(|r| r.status == 201).count();
+    let issued_ok = issued.iter().filter(|r| r.as_ref().is_ok_and(|r| r.status() == 201)).count();
     println!("before the kill: {answered} signups and {issued_ok} invitations answered");
 
     // Restart on a new process; the same keys replay or are admitted once.

@@ -29,11 +29,11 @@ pub fn Header() -> impl IntoView {
         <header class="site-header">
             <nav aria-label="Main" class="wrap">
                 <A href="/" exact=true attr:class="brand">"Vestibule"</A>
+                <span class="session">{control}</span>
                 <ul>
                     <li><A href="/me">"My waitlists"</A></li>
                     <li><A href="/redeem">"Redeem a code"</A></li>
                     <li><A href="/owner">"Owner"</A></li>
-                    <li>{control}</li>
                 </ul>
             </nav>
         </header>

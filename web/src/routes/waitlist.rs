@@ -160,14 +160,14 @@ fn FormBody(
         <form class="card form" method="post" novalidate on:submit=submit>
             <h2>"Your email address"</h2>
             <label for="signup-email">"Email address"</label>
+            <p id="signup-email-help" class="help">
+                "Plain addresses such as name@example.com work. Some valid but unusual addresses are not accepted: ones with spaces, quotes, comments or non-English letters, and ones with an IP address instead of a domain name."
+            </p>
             <input id="signup-email" type="email" inputmode="email" autocomplete="email" spellcheck="false"
                 maxlength="254" disabled=!signup_open prop:value=move || email.get() on:input=on_email
                 aria-invalid=move || problem().is_some().to_string()
                 aria-describedby="signup-email-help signup-email-problem"/>
             <p id="signup-email-problem" class="field-error" aria-live="polite">{problem}</p>
-            <p id="signup-email-help" class="help">
-                "Plain addresses such as name@example.com work. Some valid but unusual addresses are not accepted: ones with spaces, quotes, comments or non-English letters, and ones with an IP address instead of a domain name."
-            </p>
             <div class="check">
                 <input id="signup-permission" type="checkbox" disabled=!signup_open
                     prop:checked=move || agreed.get() on:change=move |ev| agreed.set(event_target_checked(&ev))/>
