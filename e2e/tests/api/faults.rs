@@ -29,7 +29,7 @@ async fn sigkill_mid_signups_and_invitations_loses_and_double_counts_nothing() {
     let program = app.open_program(&owner, ws, "crash").await;
     // Selected entries for an invitation load running alongside the signups.
     let mut selected = Vec::new();
-    for i in 0..40 {
+    for i in 0..100 {
         app.signup("crash", &format!("sel{i}@example.com")).await.assert(202);
         let e = app.entry_id(program, &format!("sel{i}@example.com")).await;
         app.select(&owner, program, e).await.assert(200);
@@ -53,14 +53,23 @@ async fn sigkill_mid_signups_and_invitations_loses_and_double_counts_nothing() {
             .json(&json!({"requestKey": Uuid::new_v4(), "expiresAt": expires}))
             .send()
     }));
+    // Kill once the load is well under way: some signups committed, many in flight.
+    let watcher = app.db().await;
     let killer = async {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        for _ in 0..500 {
+            let n: i64 = watcher.query_one("SELECT count(*) FROM signup_receipts", &[]).await.unwrap().get(0);
+            if n >= 80 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         api.kill().await;
     };
     let (signed, issued, ()) = tokio::join!(signups, issues, killer);
     let answered = signed.iter().filter(|r| matches!(r, Ok(202))).count();
     let issued_ok = issued.iter().filter(|r| r.as_ref().is_ok_and(|r| r.status() == 201)).count();
     println!("before the kill: {answered} signups and {issued_ok} invitations answered");
+    assert!(answered < keys.len(), "the kill landed mid-load");
 
     // Restart on a new process; the same keys replay or are admitted once.
     let api = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
