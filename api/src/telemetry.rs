@@ -6,7 +6,12 @@ use tracing_subscriber::EnvFilter;
 
 pub fn init() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false).with_writer(std::io::stderr);
+    use std::io::IsTerminal as _;
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr);
     let result = if std::env::var("LOG_FORMAT").as_deref() == Ok("json") {
         builder.json().flatten_event(true).try_init()
     } else {

@@ -392,3 +392,36 @@ async fn one_address_gets_429_past_the_rate_but_committed_keys_still_replay() {
     app.signup_with("beta", first, "a@example.com", 1, true).await.assert(202);
     app.signup("beta", "a@example.com").await.assert(429);
 }
+
+#[tokio::test]
+async fn an_uncommitted_entry_of_another_writer_is_waited_for_then_decided_as_a_known_email() {
+    let (app, _, program) = open("beta", Caps::default()).await;
+    // A writer that skips the program lock inserts the same email and holds its commit.
+    // (Its foreign-key check holds the program row FOR KEY SHARE, which the admission's
+    // FOR UPDATE waits for; a unique conflict is therefore re-decided, never a 500.)
+    let writer = app.db().await;
+    writer.batch_execute("BEGIN").await.unwrap();
+    writer
+        .execute(
+            "INSERT INTO entries (program_id, email_key, notice_id, permission_at, state) \
+             SELECT id, 'race@example.com', current_notice_id, now(), 'waiting' FROM programs WHERE id = $1",
+            &[&program],
+        )
+        .await
+        .unwrap();
+    let signup = tokio::spawn({
+        let body =
+            json!({"requestKey": Uuid::new_v4(), "email": "race@example.com", "noticeVersion": 1, "permission": true});
+        let rb = app.request(reqwest::Method::POST, "/api/public/programs/beta/signups", None).json(&body);
+        async move { Reply::from(rb.send().await.unwrap()).await }
+    });
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(!signup.is_finished(), "the signup waits for the other writer");
+    writer.batch_execute("COMMIT").await.unwrap();
+    let r = signup.await.unwrap();
+    r.assert(202);
+    assert_eq!(r.json(), json!({"status": "received"}));
+    let w = written(&app, program).await;
+    assert_eq!((w.entries, w.receipts, w.hour_total, w.queue_count), (1, 1, 0, 0), "decided as a known email");
+    assert_eq!(signup_events(&app, program).await, 0);
+}

@@ -9,7 +9,7 @@ use shared::api::{OwnEntry, WithdrawResponse};
 use crate::api::{self, ApiError};
 use crate::components::confirm::ConfirmButton;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, Success, loaded};
+use crate::components::status::{Empty, ErrorNotice, RequireSignIn, Success, loaded};
 use crate::components::text::{time, StateBadge};
 
 #[component]

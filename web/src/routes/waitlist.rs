@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::api::{self, ApiError};
 use crate::components::notice::NoticeView;
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, Success, Warning, loaded};
+use crate::components::status::{ErrorNotice, Success, Warning, loaded};
 
 #[component]
 pub fn Waitlist() -> impl IntoView {

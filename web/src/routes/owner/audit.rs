@@ -8,7 +8,7 @@ use crate::components::events::EventList;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
+use crate::components::status::{Empty, ErrorNotice, RequireSignIn, loaded};
 use crate::routes::owner::uuid_param;
 
 #[component]

@@ -11,7 +11,7 @@ use shared::api::{Program, Workspace};
 use crate::api;
 use crate::components::chart::Usage;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
+use crate::components::status::{Empty, ErrorNotice, RequireSignIn, loaded};
 use crate::routes::owner::new_program::NewProgram;
 
 #[component]

@@ -11,7 +11,7 @@ use crate::api::{self, ApiError};
 use crate::components::notice::NoticeView;
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, Success, Warning, loaded};
+use crate::components::status::{Empty, ErrorNotice, RequireSignIn, Success, Warning, loaded};
 use crate::routes::owner::{load_program, uuid_param};
 
 #[component]

@@ -6,7 +6,7 @@ use shared::api::OwnersResponse;
 
 use crate::api::{self, ApiError};
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
+use crate::components::status::{Empty, ErrorNotice, RequireSignIn, loaded};
 use crate::components::text::{label, time};
 use crate::routes::owner::uuid_param;
 use leptos_router::components::A;

@@ -14,7 +14,7 @@ use crate::api::{self, ApiError};
 use crate::components::chart::{Funnel, IntakeChart, Usage};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, RequireSignIn, Success, Warning, loaded};
+use crate::components::status::{ErrorNotice, RequireSignIn, Success, Warning, loaded};
 use crate::routes::owner::{conflict_text, load_program, uuid_param};
 
 /// `GET /api/owner/programs/{id}/stats`. Not yet in `shared::api`; the API team owns the

@@ -17,7 +17,7 @@ use crate::components::download::save_text;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
+use crate::components::status::{Empty, ErrorNotice, RequireSignIn, loaded};
 use crate::components::text::{label, time, StateBadge};
 use crate::routes::owner::{load_program, uuid_param};
 
