@@ -6,6 +6,9 @@ use tracing_subscriber::EnvFilter;
 
 pub fn init() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // tokio-postgres logs every statement's parameters (emails, digests) at DEBUG: never
+    // below INFO, whatever RUST_LOG asks for.
+    let filter = filter.add_directive("tokio_postgres=info".parse().expect("a valid directive"));
     use std::io::IsTerminal as _;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
