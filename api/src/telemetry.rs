@@ -6,7 +6,19 @@ use tracing_subscriber::EnvFilter;
 
 /// Libraries whose debug output carries data (statement parameters, URLs, headers):
 /// capped at `info` whatever `RUST_LOG` asks for.
-const DATA_BEARING: &[&str] = &["tokio_postgres", "postgres_protocol", "deadpool_postgres", "reqwest", "hyper", "hyper_util", "h2", "rustls", "actix_http", "actix_web", "actix_server"];
+const DATA_BEARING: &[&str] = &[
+    "tokio_postgres",
+    "postgres_protocol",
+    "deadpool_postgres",
+    "reqwest",
+    "hyper",
+    "hyper_util",
+    "h2",
+    "rustls",
+    "actix_http",
+    "actix_web",
+    "actix_server",
+];
 
 /// `RUST_LOG` (default `info`) with the data-bearing libraries capped.
 pub fn filter_spec(requested: Option<&str>) -> String {

@@ -6,11 +6,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 
 #[component]
-pub fn CopyField(
-    #[prop(into)] value: String,
-    id: &'static str,
-    label: &'static str,
-) -> impl IntoView {
+pub fn CopyField(#[prop(into)] value: String, id: &'static str, label: &'static str) -> impl IntoView {
     let copied = RwSignal::new(None::<bool>);
     let text = value.clone();
     let copy = move |_| {
@@ -20,8 +16,7 @@ pub fn CopyField(
             copied.set(Some(JsFuture::from(promise).await.is_ok()));
         });
     };
-    let select_all =
-        |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlInputElement>(&ev).select();
+    let select_all = |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlInputElement>(&ev).select();
     view! {
         <label for=id>{label}</label>
         <div class="copy-row">

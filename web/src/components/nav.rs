@@ -18,12 +18,12 @@ pub fn Header() -> impl IntoView {
             navigate("/", Default::default());
         });
     };
-    let control = move || {
-        match session.status.get() {
-        Status::SignedIn => view! { <button type="button" class="link-button" on:click=sign_out.clone()>"Sign out"</button> }.into_any(),
+    let control = move || match session.status.get() {
+        Status::SignedIn => {
+            view! { <button type="button" class="link-button" on:click=sign_out.clone()>"Sign out"</button> }.into_any()
+        }
         Status::Starting => ().into_any(),
         _ => view! { <A href="/sign-in">"Sign in"</A> }.into_any(),
-    }
     };
     view! {
         <header class="site-header">

@@ -96,11 +96,7 @@ fn EntryView(
 }
 
 #[component]
-fn Invitations(
-    e: EntryDetail,
-    code: RwSignal<Option<OneTimeCode>>,
-    reload: Callback<()>,
-) -> impl IntoView {
+fn Invitations(e: EntryDetail, code: RwSignal<Option<OneTimeCode>>, reload: Callback<()>) -> impl IntoView {
     if e.invitations.is_empty() && e.grant.is_none() {
         return ().into_any();
     }
