@@ -105,7 +105,7 @@ pub fn BulkActions(
                 <ReasonForm id="bulk-select" legend="Select with reason" options=SELECT_REASONS button="Select" pending on_submit=select/>
                 <ReasonForm id="bulk-decline" legend="Decline with reason" options=DECLINE_REASONS button="Decline" pending on_submit=decline class="danger"/>
                 <form class="reason-form" method="post" on:submit=issue.clone()>
-                    <label for="bulk-days">{format!("Issue invitations valid for days (1–{max_days})")}</label>
+                    <label for="bulk-days">{format!("Invitations valid for (days, 1–{max_days})")}</label>
                     <div class="row">
                         <input id="bulk-days" type="number" min="1" max=max_days inputmode="numeric" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev))/>
                         <button type="submit" disabled=move || pending.get()>"Issue and download codes"</button>

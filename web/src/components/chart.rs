@@ -54,7 +54,7 @@ pub fn Funnel(states: Vec<(String, i64)>) -> impl IntoView {
                 <li>
                     <span class="funnel-label">{label(&state)}</span>
                     <span class="funnel-track" aria-hidden="true">
-                        <span class=format!("funnel-bar badge-{state}") style=format!("width:{pct}%")></span>
+                        <span class="funnel-bar" style=format!("width:{pct}%")></span>
                     </span>
                     <span class="funnel-count">{n}</span>
                 </li>

@@ -80,7 +80,7 @@ pub fn IssueForm(
     let id = format!("issue-days-{entry_id}");
     view! {
         <form class="reason-form" method="post" on:submit=submit>
-            <label for=id.clone()>{format!("Invitation valid for days (1–{max_days})")}</label>
+            <label for=id.clone()>{format!("Invitation valid for (days, 1–{max_days})")}</label>
             <div class="row">
                 <input id=id type="number" min="1" max=max_days inputmode="numeric" prop:value=move || days.get()
                     on:input=move |ev| { days.set(event_target_value(&ev)); attempt.set_value(None); }/>

@@ -90,7 +90,7 @@ fn EntryView(
             published=(notice.version, notice.published_at) heading="Notice agreed to"/>
         <section class="card">
             <h2>"History"</h2>
-            <EventList events=e.events program_id=p.id/>
+            <EventList events=e.events/>
         </section>
     }
 }
