@@ -446,6 +446,22 @@ pub struct BulkIssueReceipt {
     pub invitations: Vec<BulkIssuedInvitation>,
 }
 
+/// `POST /api/owner/programs/{id}/entries/search`: the listing's parameters plus an
+/// email fragment, sent in a body so that no email ever appears in a URL.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntrySearch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    /// A case-insensitive fragment of the email (1–254 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q: Option<String>,
+}
+
 #[cfg(test)]
 mod properties {
     use super::*;
