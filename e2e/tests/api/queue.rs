@@ -85,7 +85,7 @@ async fn list_parameters_are_bounded_and_filters_work() {
     }
     // Search text travels in a body, never in a URL.
     let search = format!("{base}/search");
-    let find = |q: serde_json::Value| app.post(&search, &q, Some(&owner));
+    let find = async |q: serde_json::Value| app.post(&search, &q, Some(&owner)).await;
     for bad in [json!({"q": ""}), json!({"q": "a".repeat(255)}), json!({"q": "x", "other": 1}), json!({"limit": 0})] {
         find(bad).await.assert(400);
     }
