@@ -42,10 +42,27 @@ impl ApiError {
         Self::new(404, "not_found", "Not found.")
     }
 
+    /// Input the page refused before sending anything, with its explanation.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(400, EXPLAINED, "").explained(message)
+    }
+
+    /// The same failure with a message written for the page it happened on; shown as is.
+    pub fn explained(self, message: impl Into<String>) -> Self {
+        ApiError { code: EXPLAINED.into(), message: message.into(), ..self }
+    }
+
+    pub fn is_explained(&self) -> bool {
+        self.code == EXPLAINED
+    }
+
     fn unexpected(status: u16) -> Self {
         Self::new(status, "unexpected", "The server answered unexpectedly. Try again shortly.")
     }
 }
+
+/// The code of an [`ApiError`] whose message the SPA wrote for the situation.
+const EXPLAINED: &str = "explained";
 
 /// Whether a call is made on behalf of the signed-in user (refresh + CSRF) or anonymously.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -55,11 +55,7 @@ pub async fn sign_in(email: &str) -> Result<(), ApiError> {
     let request = Request::post(&url).json(&serde_json::json!({ "email": email })).map_err(|_| ApiError::network())?;
     let response = request.send().await.map_err(|_| ApiError::network())?;
     if !response.ok() {
-        return Err(ApiError {
-            status: response.status(),
-            code: "sign_in_failed".into(),
-            message: "The development sign-in service refused this address.".into(),
-        });
+        return Err(ApiError::network().explained("The development sign-in service refused this address."));
     }
     let answer: SignInAnswer = response.json().await.map_err(|_| ApiError::network())?;
     if let Some(storage) = storage() {

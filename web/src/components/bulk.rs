@@ -1,30 +1,25 @@
-//! Bulk actions on the queue rows an owner ticked: select or decline with one reason, or
-//! issue invitations to all of them and download the codes as CSV — the only copy of
-//! those codes. One bulk issue keeps one request key across retries.
+//! Bulk actions in the queue. On the rows an owner ticked: select or decline with one
+//! reason, or issue invitations to all of them at once (all or none, `…/invitations/bulk`)
+//! and download the codes as CSV (`entry_id,email,code,expires_at`) — the only copy of
+//! those codes; one bulk issue keeps one request key across retries, and a replay answers
+//! without codes. Without ticking: select the next waiting entries in queue order
+//! (`…/entries/select-bulk`).
 
 use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Serialize;
-use shared::api::{DeclineRequest, SelectRequest, DECLINE_REASONS, SELECT_REASONS};
+use shared::api::{
+    BulkIssueReceipt, BulkIssueRequest, BulkSelectRequest, BulkSelectResponse, DeclineRequest, SelectRequest,
+    BULK_ISSUE_MAX, BULK_SELECT_MAX, DECLINE_REASONS, SELECT_REASONS,
+};
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
 use crate::components::download::save_text;
 use crate::components::reason::ReasonForm;
 use crate::components::status::{ErrorNotice, Success};
-use crate::components::text::days_from_now;
-
-/// `POST /api/owner/programs/{id}/invitations/bulk`, answered with `text/csv`. Not yet in
-/// `shared::api` (see the SPA's hand-over notes).
-#[derive(Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct BulkIssueRequest {
-    request_key: Uuid,
-    entry_ids: Vec<Uuid>,
-    expires_at: String,
-}
+use crate::components::text::{days_from_now, label};
 
 #[component]
 pub fn BulkActions(
@@ -69,14 +64,16 @@ pub fn BulkActions(
         let Some(d) =
             days.get_untracked().trim().parse::<u32>().ok().filter(|d| (1..=max_days.max(1) as u32).contains(d))
         else {
-            report.set(Some(Err(ApiError {
-                status: 400,
-                code: "bounds".into(),
-                message: format!("Choose 1 to {max_days} days."),
-            })));
+            report.set(Some(Err(ApiError::invalid(format!("Choose 1 to {max_days} days.")))));
             return;
         };
         let ids: Vec<Uuid> = selected.get_untracked().into_iter().collect();
+        if ids.len() > BULK_ISSUE_MAX {
+            report.set(Some(Err(ApiError::invalid(format!(
+                "Tick at most {BULK_ISSUE_MAX} entries for one bulk issue."
+            )))));
+            return;
+        }
         let body = match attempt.get_value() {
             Some(a) if a.entry_ids == ids => a,
             _ => BulkIssueRequest { request_key: Uuid::new_v4(), entry_ids: ids, expires_at: days_from_now(d) },
@@ -91,10 +88,15 @@ pub fn BulkActions(
             if !matches!(&result, Err(e) if e.is_retryable()) {
                 attempt.set_value(None);
             }
-            report.set(Some(result.and_then(|csv| {
-                save_text(&name, &csv, "text/csv").map_err(|_| ApiError::network())?;
-                Ok("Invitations issued. The downloaded file holds the codes; it is the only copy. Record each delivery on the entry's page once sent.".to_owned())
-            })));
+            report.set(Some(match result {
+                // A replay of a committed batch answers its metadata, never the codes.
+                Ok(text) if serde_json::from_str::<BulkIssueReceipt>(&text).is_ok() => Ok(REPLAYED.to_owned()),
+                Ok(csv) => {
+                    save_text(&name, &csv, "text/csv").map(|()| ISSUED.to_owned()).map_err(|_| ApiError::network())
+                }
+                Err(e) if e.status == 409 => Err(e.explained(NOT_ISSUED)),
+                Err(e) => Err(e),
+            }));
             done.run(());
         });
     };
@@ -110,7 +112,7 @@ pub fn BulkActions(
                         <input id="bulk-days" type="number" min="1" max=max_days inputmode="numeric" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev))/>
                         <button type="submit" disabled=move || pending.get()>"Issue and download codes"</button>
                     </div>
-                    <p class="muted small">"Only selected entries get an invitation. The codes are in the downloaded file and are not shown again."</p>
+                    <p class="muted small">"All or nothing: every ticked entry must be selected and a seat must be free for each. The codes are in the downloaded file (entry, email, code, expiry) and are not shown again."</p>
                 </form>
             </section>
         </Show>
@@ -118,5 +120,70 @@ pub fn BulkActions(
             Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
             Err(err) => view! { <ErrorNotice err/> }.into_any(),
         })}
+    }
+}
+
+const ISSUED: &str = "Invitations issued. The downloaded file holds the codes; it is the only copy. Record each delivery on the entry's page once sent.";
+const REPLAYED: &str = "These invitations were already issued by an earlier attempt. Their codes were in that download and cannot be shown again; revoke and reissue any that were lost.";
+const NOT_ISSUED: &str = "Nothing was issued: every ticked entry must be selected (not waiting, invited or final), and the seat cap must leave a seat for each.";
+
+/// Selects the next waiting entries in queue order, oldest first, with one reason.
+#[component]
+pub fn SelectNext(program_id: Uuid, done: Callback<()>) -> impl IntoView {
+    let count = RwSignal::new("10".to_owned());
+    let reason = RwSignal::new(String::new());
+    let pending = RwSignal::new(false);
+    let report = RwSignal::new(None::<Result<String, ApiError>>);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let n = count.get_untracked().trim().parse::<i32>().ok().filter(|n| (1..=BULK_SELECT_MAX).contains(n));
+        let (Some(count), reason_code) = (n, reason.get_untracked()) else {
+            report.set(Some(Err(ApiError::invalid(format!("Choose 1 to {BULK_SELECT_MAX} entries.")))));
+            return;
+        };
+        if reason_code.is_empty() {
+            return;
+        }
+        pending.set(true);
+        report.set(None);
+        spawn_local(async move {
+            let body = BulkSelectRequest { count, reason_code };
+            let path = format!("/api/owner/programs/{program_id}/entries/select-bulk");
+            let result = api::post::<_, BulkSelectResponse>(path, &body).await;
+            pending.set(false);
+            report.set(Some(result.map(|r| match r.selected.len() {
+                0 => "Nobody is waiting; nothing changed.".to_owned(),
+                1 => "1 entry selected.".to_owned(),
+                n => format!("{n} entries selected."),
+            })));
+            done.run(());
+        });
+    };
+    view! {
+        <details class="card select-next">
+            <summary>"Select the next waiting entries"</summary>
+            <form class="form" method="post" on:submit=submit>
+                <p class="muted small">"Selects waiting entries in queue order, oldest first, under one reason."</p>
+                <div class="fields">
+                    <div>
+                        <label for="next-count">{format!("How many (1–{BULK_SELECT_MAX})")}</label>
+                        <input id="next-count" type="number" min="1" max=BULK_SELECT_MAX inputmode="numeric"
+                            prop:value=move || count.get() on:input=move |ev| count.set(event_target_value(&ev))/>
+                    </div>
+                    <div>
+                        <label for="next-reason">"Reason"</label>
+                        <select id="next-reason" on:change=move |ev| reason.set(event_target_value(&ev)) prop:value=move || reason.get()>
+                            <option value="">"Choose a reason…"</option>
+                            {SELECT_REASONS.iter().map(|o| view! { <option value=*o>{label(o)}</option> }).collect_view()}
+                        </select>
+                    </div>
+                </div>
+                <button type="submit" disabled=move || pending.get() || reason.with(String::is_empty)>"Select"</button>
+            </form>
+            {move || report.get().map(|r| match r {
+                Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
+                Err(err) => view! { <ErrorNotice err/> }.into_any(),
+            })}
+        </details>
     }
 }

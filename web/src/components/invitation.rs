@@ -21,6 +21,9 @@ pub struct OneTimeCode {
     pub code: String,
 }
 
+/// Longest delivery reference the API accepts (characters).
+const REFERENCE_MAX: usize = 160;
+
 /// Delivery channels offered to the owner (the API stores the chosen word).
 const CHANNELS: &[&str] = &["email", "text_message", "messaging_app", "phone", "in_person", "other"];
 
@@ -41,11 +44,7 @@ pub fn IssueForm(
         let Some(d) =
             days.get_untracked().trim().parse::<u32>().ok().filter(|d| *d >= 1 && i64::from(*d) <= i64::from(max_days))
         else {
-            failure.set(Some(ApiError {
-                status: 400,
-                code: "bounds".into(),
-                message: format!("Choose 1 to {max_days} days."),
-            }));
+            failure.set(Some(ApiError::invalid(format!("Choose 1 to {max_days} days."))));
             return;
         };
         let body = attempt
@@ -67,10 +66,15 @@ pub fn IssueForm(
                     if !e.is_retryable() {
                         attempt.set_value(None);
                     }
-                    let e = if e.status == 409 {
-                        ApiError { message: "No invitation was issued: the entry must be selected and a seat must be free (active grants plus unexpired invitations stay below the seat cap).".into(), ..e }
-                    } else {
-                        e
+                    let message = match (e.status, e.code.as_str()) {
+                        (409, "no_seat_available") => Some("No invitation was issued: every seat is taken (active grants plus unexpired invitations reach the seat cap)."),
+                        (409, "expiry_out_of_range") => Some("No invitation was issued: the expiry must be in the future and within the program's longest invitation."),
+                        (409, _) => Some("No invitation was issued: the entry must be selected, without a live invitation."),
+                        _ => None,
+                    };
+                    let e = match message {
+                        Some(m) => e.explained(m),
+                        None => e,
                     };
                     failure.set(Some(e));
                 }
@@ -138,14 +142,20 @@ pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl Into
         outcome.set(None);
         spawn_local(async move {
             let path = format!("/api/owner/invitations/{invitation_id}/delivery-record");
-            let result = api::post::<_, serde_json::Value>(path, &body).await.map(drop);
+            let result = api::post::<_, Invitation>(path, &body).await.map(drop);
             pending.set(false);
             if !matches!(&result, Err(e) if e.is_retryable()) {
                 attempt.set_value(None);
             }
             let recorded = result.is_ok();
-            outcome.set(Some(result.map_err(|e| match e.status {
-                409 => ApiError { message: "A delivery is already recorded for this invitation.".into(), ..e },
+            outcome.set(Some(result.map_err(|e| match (e.status, e.code.as_str()) {
+                (409, "delivery_already_recorded") => {
+                    e.explained("A delivery is already recorded for this invitation.")
+                }
+                (409, _) => e.explained("This invitation is no longer open: it was revoked, redeemed or has expired."),
+                (400, "delivery_record_names_a_secret") => e.explained(
+                    "Leave the email address and the code out of the reference; note only how and where you sent it.",
+                ),
                 _ => e,
             })));
             if recorded {
@@ -166,7 +176,7 @@ pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl Into
                         {CHANNELS.iter().map(|c| view! { <option value=*c>{label(c)}</option> }).collect_view()}
                     </select>
                     <label for=ref_id.clone()>"Your reference (optional)"</label>
-                    <input id=ref_id.clone() type="text" maxlength="200" autocomplete="off" prop:value=move || reference.get()
+                    <input id=ref_id.clone() type="text" maxlength=REFERENCE_MAX autocomplete="off" prop:value=move || reference.get()
                         on:input=move |ev| reference.set(event_target_value(&ev))/>
                     <p class="muted small">"For your own records, such as a ticket number. Never paste the code here."</p>
                     <button type="submit" disabled=move || pending.get() || channel.with(String::is_empty)>"Record delivery"</button>

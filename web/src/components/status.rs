@@ -35,6 +35,7 @@ pub fn Warning(children: Children) -> impl IntoView {
 #[component]
 pub fn ErrorNotice(err: ApiError) -> impl IntoView {
     let text = match err.status {
+        _ if err.is_explained() => err.message.clone(),
         0 => "Could not reach the server. Check your connection and try again.".to_owned(),
         401 => "You are signed out. Sign in to continue.".to_owned(),
         404 => "Not found. It may not exist, or it is not available to your account.".to_owned(),

@@ -11,7 +11,7 @@ use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::components::text::Paragraphs;
-use crate::routes::owner::uuid_param;
+use crate::routes::owner::{load_program, uuid_param};
 
 const MAX_CHARS: usize = 20_000;
 
@@ -26,12 +26,7 @@ pub fn ContentPage() -> impl IntoView {
             match api::get::<Content>(format!("/api/owner/programs/{id}/content")).await {
                 Ok(c) => Ok(Some(c)),
                 // No content yet is an empty editor at revision 0, not an error.
-                Err(e) if e.status == 404 => {
-                    match api::get::<serde_json::Value>(format!("/api/owner/programs/{id}")).await {
-                        Ok(_) => Ok(None),
-                        Err(e) => Err(e),
-                    }
-                }
+                Err(e) if e.status == 404 => load_program(Some(id)).await.map(|_| None),
                 Err(e) => Err(e),
             }
         }
@@ -47,12 +42,6 @@ pub fn ContentPage() -> impl IntoView {
             })}
         </RequireSignIn>
     }
-}
-
-/// The part of the PUT answer the editor needs.
-#[derive(serde::Deserialize)]
-struct Saved {
-    revision: i64,
 }
 
 #[component]
@@ -72,7 +61,7 @@ fn Editor(id: uuid::Uuid, content: Option<Content>, reload: Callback<()>) -> imp
         pending.set(true);
         outcome.set(None);
         spawn_local(async move {
-            let result = api::put::<_, Saved>(format!("/api/owner/programs/{id}/content"), &request).await;
+            let result = api::put::<_, Content>(format!("/api/owner/programs/{id}/content"), &request).await;
             pending.set(false);
             if let Ok(c) = &result {
                 revision.set(c.revision);

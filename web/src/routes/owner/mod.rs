@@ -31,12 +31,16 @@ pub async fn load_program(id: Option<Uuid>) -> Result<Program, ApiError> {
     api::get::<Program>(&format!("/api/owner/programs/{id}")).await
 }
 
-/// Conflict text for owner writes: a stale revision asks for a reload; any other 409 is
-/// a rule that the change broke.
+/// Conflict text for owner writes, by the API's stable 409 code: a stale revision asks
+/// for a reload; the others name the rule the change broke.
 pub fn conflict_text(err: &ApiError) -> &'static str {
-    if err.code.contains("revision") {
-        "Someone else changed this — reload to see the current version, then try again."
-    } else {
-        "This change is not possible in the program's current state."
+    match err.code.as_str() {
+        "stale_revision" => "Someone else changed this — reload to see the current version, then try again.",
+        "notice_required" => "Sign-ups cannot open before a notice is published.",
+        "content_required" => "Early access cannot be switched on before the content is written.",
+        "seat_cap_below_use" => {
+            "The seat cap cannot go below the seats in use (active grants plus unexpired invitations)."
+        }
+        _ => "This change is not possible in the program's current state.",
     }
 }

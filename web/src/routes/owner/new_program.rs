@@ -4,19 +4,12 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_navigate;
-use serde::Deserialize;
-use shared::api::CreateProgramRequest;
+use shared::api::{CreateProgramRequest, Program};
 use shared::Slug;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
 use crate::components::status::ErrorNotice;
-
-/// The part of the 201 answer this form needs.
-#[derive(Deserialize)]
-struct Created {
-    id: Uuid,
-}
 
 #[component]
 pub fn NewProgram(workspace_id: Uuid) -> impl IntoView {
@@ -38,11 +31,7 @@ pub fn NewProgram(workspace_id: Uuid) -> impl IntoView {
         ev.prevent_default();
         let [q, h, s, d] = numbers.map(|v| v.get_untracked().trim().parse::<i32>().ok());
         let (Some(queue_cap), Some(hourly_cap), Some(seat_cap), Some(max_invite_days)) = (q, h, s, d) else {
-            failure.set(Some(ApiError {
-                status: 400,
-                code: "bounds".into(),
-                message: "Caps and days must be whole numbers.".into(),
-            }));
+            failure.set(Some(ApiError::invalid("Caps and days must be whole numbers.")));
             return;
         };
         let body = CreateProgramRequest {
@@ -58,12 +47,12 @@ pub fn NewProgram(workspace_id: Uuid) -> impl IntoView {
         failure.set(None);
         let navigate = navigate.clone();
         spawn_local(async move {
-            let result = api::post::<_, Created>("/api/owner/programs", &body).await;
+            let result = api::post::<_, Program>("/api/owner/programs", &body).await;
             pending.set(false);
             match result {
                 Ok(p) => navigate(&format!("/owner/programs/{}", p.id), Default::default()),
                 Err(e) if e.status == 409 => {
-                    failure.set(Some(ApiError { message: "That slug is already taken. Choose another.".into(), ..e }))
+                    failure.set(Some(e.explained("That slug is already taken. Choose another.")))
                 }
                 Err(e) => failure.set(Some(e)),
             }

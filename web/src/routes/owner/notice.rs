@@ -4,8 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Deserialize;
-use shared::api::{Program, PublishNoticeRequest};
+use shared::api::{Notice, Program, PublishNoticeRequest};
 
 use crate::api::{self, ApiError};
 use crate::components::notice::NoticeView;
@@ -29,12 +28,6 @@ pub fn NoticePage() -> impl IntoView {
                 })}
         </RequireSignIn>
     }
-}
-
-/// The part of the 201 answer this page needs.
-#[derive(Deserialize)]
-struct Published {
-    version: i32,
 }
 
 #[component]
@@ -64,7 +57,7 @@ fn Publisher(p: Program, reload: Callback<()>) -> impl IntoView {
             pending.set(true);
             outcome.set(None);
             spawn_local(async move {
-                let result = api::post::<_, Published>(format!("/api/owner/programs/{id}/notices"), &body).await;
+                let result = api::post::<_, Notice>(format!("/api/owner/programs/{id}/notices"), &body).await;
                 pending.set(false);
                 let published = result.is_ok();
                 outcome.set(Some(result.map(|n| n.version)));

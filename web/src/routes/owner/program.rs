@@ -2,13 +2,10 @@
 //! switch, caps, usage and two charts. Every change is a PATCH carrying the revision the
 //! page was showing; a stale one answers 409 and the page asks for a reload.
 
-use std::collections::BTreeMap;
-
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
-use serde::Deserialize;
-use shared::api::{PatchProgramRequest, Program};
+use shared::api::{IntakeHour, PatchProgramRequest, Program, ProgramStats};
 
 use crate::api::{self, ApiError};
 use crate::components::chart::{Funnel, IntakeChart, Usage};
@@ -16,21 +13,6 @@ use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::routes::owner::{conflict_text, load_program, uuid_param};
-
-/// `GET /api/owner/programs/{id}/stats`. Not yet in `shared::api`; the API team owns the
-/// final shape (see the SPA's hand-over notes).
-#[derive(Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ProgramStats {
-    intake_by_hour: Vec<HourCount>,
-    states: BTreeMap<String, i64>,
-}
-
-#[derive(Clone, Deserialize)]
-struct HourCount {
-    hour: String,
-    count: i64,
-}
 
 const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
 
@@ -73,7 +55,7 @@ fn Overview(
         pending.set(true);
         feedback.set(None);
         spawn_local(async move {
-            let result = api::patch::<_, serde_json::Value>(format!("/api/owner/programs/{id}"), &patch).await;
+            let result = api::patch::<_, Program>(format!("/api/owner/programs/{id}"), &patch).await;
             pending.set(false);
             let saved = result.is_ok();
             feedback.set(Some(result.map(|_| done)));
@@ -163,7 +145,7 @@ fn Stats(id: uuid::Uuid) -> impl IntoView {
                             let states = STATES.iter().map(|k| (k.to_string(), s.states.get(*k).copied().unwrap_or(0))).collect();
                             view! {
                                 <h3>"Sign-ups per hour (UTC)"</h3>
-                                <IntakeChart counts=last_day(&s.intake_by_hour)/>
+                                <IntakeChart counts=last_day(&s.intake_hours)/>
                                 <h3>"Entries by state"</h3>
                                 <Funnel states/>
                             }.into_any()
@@ -175,14 +157,14 @@ fn Stats(id: uuid::Uuid) -> impl IntoView {
 }
 
 /// 24 hourly counts ending with the current UTC hour; hours the API did not list are 0.
-fn last_day(hours: &[HourCount]) -> Vec<i64> {
+fn last_day(hours: &[IntakeHour]) -> Vec<i64> {
     const HOUR: f64 = 3_600_000.0;
     let now = (js_sys::Date::now() / HOUR).floor();
     let mut counts = vec![0; 24];
     for h in hours {
-        let ago = now - (js_sys::Date::parse(&h.hour) / HOUR).floor();
+        let ago = now - (js_sys::Date::parse(&h.bucket_start) / HOUR).floor();
         if (0.0..24.0).contains(&ago) {
-            counts[23 - ago as usize] += h.count;
+            counts[23 - ago as usize] += h.admitted;
         }
     }
     counts

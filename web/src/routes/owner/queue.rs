@@ -8,11 +8,11 @@ use std::collections::BTreeSet;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
-use shared::api::{EntryPage, EntrySummary, Program};
+use shared::api::{EntryPage, EntrySearch, EntrySummary, Program};
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
-use crate::components::bulk::BulkActions;
+use crate::components::bulk::{BulkActions, SelectNext};
 use crate::components::download::save_text;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
@@ -22,7 +22,7 @@ use crate::components::text::{label, time, StateBadge};
 use crate::routes::owner::{load_program, uuid_param};
 
 const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
-const PAGE_SIZE: u32 = 50;
+const PAGE_SIZE: i64 = 50;
 
 #[component]
 pub fn Queue() -> impl IntoView {
@@ -41,15 +41,23 @@ pub fn Queue() -> impl IntoView {
     }
 }
 
-fn entries_url(id: Uuid, state: &str, q: &str, cursor: Option<&str>) -> String {
-    let enc = |v: &str| String::from(js_sys::encode_uri_component(v));
-    let mut url = format!("/api/owner/programs/{id}/entries?limit={PAGE_SIZE}");
-    for (key, value) in [("state", state), ("q", q), ("cursor", cursor.unwrap_or(""))] {
-        if !value.is_empty() {
-            url.push_str(&format!("&{key}={}", enc(value)));
+/// One page of the queue. Plain paging is a GET; a search by email fragment is a POST
+/// to `…/entries/search`, so the fragment never travels in a URL.
+async fn load_page(id: Uuid, state: String, q: String, cursor: Option<String>) -> Result<EntryPage, ApiError> {
+    let state = (!state.is_empty()).then_some(state);
+    if q.is_empty() {
+        let enc = |v: &str| String::from(js_sys::encode_uri_component(v));
+        let mut url = format!("/api/owner/programs/{id}/entries?limit={PAGE_SIZE}");
+        for (key, value) in [("state", state), ("cursor", cursor)] {
+            if let Some(value) = value {
+                url.push_str(&format!("&{key}={}", enc(&value)));
+            }
         }
+        api::get::<EntryPage>(url).await
+    } else {
+        let search = EntrySearch { state, cursor, limit: Some(PAGE_SIZE), q: Some(q) };
+        api::post::<_, EntryPage>(format!("/api/owner/programs/{id}/entries/search"), &search).await
     }
-    url
 }
 
 #[component]
@@ -62,8 +70,7 @@ fn QueueView(p: Program) -> impl IntoView {
     let selected = RwSignal::new(BTreeSet::<Uuid>::new());
     let page = LocalResource::new(move || {
         let (state, q) = applied.get();
-        let url = entries_url(id, &state, &q, cursors.current().as_deref());
-        async move { api::get::<EntryPage>(url).await }
+        load_page(id, state, q, cursors.current())
     });
     Effect::new(move || {
         cursors.0.track();
@@ -104,6 +111,7 @@ fn QueueView(p: Program) -> impl IntoView {
             <button type="button" class="secondary" on:click=export>"Export CSV"</button>
         </form>
         {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
+        <SelectNext program_id=id done=Callback::new(move |()| page.refetch())/>
         <BulkActions program_id=id slug=p.slug.clone() max_days=p.max_invite_days selected done=Callback::new(move |()| page.refetch())/>
         {loaded(page, move |r| match r {
                     Ok(pg) if pg.entries.is_empty() => view! {
