@@ -1,6 +1,7 @@
 //! Building and running the server. `Application::build` binds (port 0 works, for
-//! tests), `port()` tells where, `run()` serves until stopped. Routes are mounted in
-//! audience order: health, the API (public, recipient, owner), then the SPA.
+//! tests; `build_with_listener` takes a bound one), `port()` tells where, `run()` serves
+//! until stopped. Routes are mounted in audience order: health, the API (public,
+//! recipient, owner), then the SPA.
 
 use crate::config::Settings;
 use crate::identity::Identity;
@@ -27,10 +28,16 @@ pub struct Application {
 
 impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        let listener = TcpListener::bind(&settings.bind_addr)?;
+        Self::build_with_listener(settings, listener).await
+    }
+
+    /// Serves on a listener the caller bound, ignoring `bind_addr`: for tests that must
+    /// know the server's origin before writing the settings (`APP_ORIGINS`).
+    pub async fn build_with_listener(settings: Settings, listener: TcpListener) -> anyhow::Result<Self> {
         db::migrate(&settings.database_url).await?;
         let pool = db::pool(&settings.database_url, settings.db_pool_size)?;
         let identity = Identity::new(&settings)?;
-        let listener = TcpListener::bind(&settings.bind_addr)?;
         let port = listener.local_addr()?.port();
         let metrics_listener = settings.metrics_addr.as_ref().map(TcpListener::bind).transpose()?;
         let state = web::Data::new(AppState { settings, pool, identity });

@@ -2,6 +2,8 @@
 //! `clerk-dev` process and the real server on port 0, and talks to them over HTTP.
 //! One test binary with a module per area keeps link time down.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod support;
 
 mod applicant;

@@ -35,7 +35,7 @@ pub fn IntakeChart(counts: Vec<i64>) -> impl IntoView {
             </svg>
             <figcaption>
                 <span>{format!("{} h ago", counts.len())}</span>
-                <span>{format!("{total} sign-ups")}</span>
+                <span>{if total == 1 { "1 sign-up".to_owned() } else { format!("{total} sign-ups") }}</span>
                 <span>"now"</span>
             </figcaption>
         </figure>

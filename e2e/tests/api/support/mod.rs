@@ -2,23 +2,19 @@
 //! Test harness: a fresh database per test, a real `clerk-dev` process, the real API
 //! on an ephemeral port, and typed helpers so tests read as sentences.
 
-pub mod clerk;
-pub mod db;
 pub mod flows;
 pub mod pg;
 pub mod process;
 pub mod race;
 
+pub use crate::common::clerk::{ClerkDev, User};
+pub use crate::common::{db, ORIGIN};
 use api::config::{AppEnv, Settings};
 use api::startup::Application;
-pub use clerk::{ClerkDev, User};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use uuid::Uuid;
-
-/// The browser origin the tests present; it is in `APP_ORIGINS` of every test server.
-pub const ORIGIN: &str = "http://vestibule.test";
 
 pub struct TestApp {
     pub base: String,

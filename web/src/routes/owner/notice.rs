@@ -18,12 +18,21 @@ pub fn NoticePage() -> impl IntoView {
     set_title("Notice");
     let id = uuid_param("id");
     let program = LocalResource::new(move || load_program(id.get()));
+    // Kept above the reloading part, so the answer stays on screen after the reload.
+    let outcome = RwSignal::new(None::<Result<i32, ApiError>>);
     view! {
         <RequireSignIn>
             {move || id.get().map(|id| view! { <ProgramNav id/> })}
             <h1>"Notice"</h1>
+            {move || outcome.get().map(|o| match o {
+                Ok(v) => view! { <Success><p>{format!("Version {v} is published. Anyone who opened the form on an older version is asked to reload.")}</p></Success> }.into_any(),
+                Err(e) if e.status == 409 => view! {
+                    <Warning><p>"This notice was not published: its purpose must be the program's purpose, or someone else published a version meanwhile. Reload and try again."</p></Warning>
+                }.into_any(),
+                Err(err) => view! { <ErrorNotice err/> }.into_any(),
+            })}
             {loaded(program, move |r| match r {
-                        Ok(p) => view! { <Publisher p reload=Callback::new(move |()| program.refetch())/> }.into_any(),
+                        Ok(p) => view! { <Publisher p outcome reload=Callback::new(move |()| program.refetch())/> }.into_any(),
                         Err(err) => view! { <ErrorNotice err/> }.into_any(),
                 })}
         </RequireSignIn>
@@ -31,14 +40,13 @@ pub fn NoticePage() -> impl IntoView {
 }
 
 #[component]
-fn Publisher(p: Program, reload: Callback<()>) -> impl IntoView {
+fn Publisher(p: Program, outcome: RwSignal<Option<Result<i32, ApiError>>>, reload: Callback<()>) -> impl IntoView {
     let current = p.notice.clone();
     let contact = RwSignal::new(current.as_ref().map(|n| n.contact_text.clone()).unwrap_or_default());
     let retention = RwSignal::new(current.as_ref().map(|n| n.retention_text.clone()).unwrap_or_default());
     let purpose = p.purpose.clone();
     let next_version = current.as_ref().map_or(1, |n| n.version + 1);
     let pending = RwSignal::new(false);
-    let outcome = RwSignal::new(None::<Result<i32, ApiError>>);
     let id = p.id;
     let ready =
         move || !pending.get() && !contact.with(|c| c.trim().is_empty()) && !retention.with(|r| r.trim().is_empty());
@@ -78,13 +86,6 @@ fn Publisher(p: Program, reload: Callback<()>) -> impl IntoView {
         }
     };
     view! {
-        {move || outcome.get().map(|o| match o {
-            Ok(v) => view! { <Success><p>{format!("Version {v} is published. Anyone who opened the form on an older version is asked to reload.")}</p></Success> }.into_any(),
-            Err(e) if e.status == 409 => view! {
-                <Warning><p>"This notice was not published: its purpose must be the program's purpose, or someone else published a version meanwhile. Reload and try again."</p></Warning>
-            }.into_any(),
-            Err(err) => view! { <ErrorNotice err/> }.into_any(),
-        })}
         {current_view}
         <form class="card form" method="post" novalidate on:submit=submit>
             <h2>{format!("Publish version {next_version}")}</h2>

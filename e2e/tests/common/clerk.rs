@@ -23,15 +23,24 @@ pub struct User {
 
 impl ClerkDev {
     pub async fn start() -> ClerkDev {
-        Self::start_on("127.0.0.1:0", &format!("sk_test_{}", uuid::Uuid::new_v4().simple())).await
+        Self::start_for(super::ORIGIN).await
+    }
+
+    /// Starts clerk-dev whose dev endpoints (`/dev/sign-in`) allow the browser `origin`.
+    pub async fn start_for(origin: &str) -> ClerkDev {
+        Self::launch("127.0.0.1:0", &format!("sk_test_{}", uuid::Uuid::new_v4().simple()), origin).await
     }
 
     /// Starts clerk-dev on `bind` (use the old address to bring an identity provider back).
     pub async fn start_on(bind: &str, secret: &str) -> ClerkDev {
+        Self::launch(bind, secret, super::ORIGIN).await
+    }
+
+    async fn launch(bind: &str, secret: &str, origin: &str) -> ClerkDev {
         let secret = secret.to_owned();
         let mut child = Command::new(env!("CARGO_BIN_EXE_clerk-dev"))
             .args(["--bind", bind, "--secret-key", &secret, "--token-ttl", "3600"])
-            .args(["--allowed-origin", super::ORIGIN])
+            .args(["--allowed-origin", origin])
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             .spawn()

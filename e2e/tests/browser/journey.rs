@@ -1,0 +1,255 @@
+//! The whole journey in one browser, as issue 6 tells it: an owner sets up a program; an
+//! applicant joins through the public form; the owner selects the entry and issues an
+//! invitation (the code is shown once, and not after a reload) and records its delivery;
+//! the recipient signs in, redeems the code and reads the content; another program's
+//! page stays not-found for them; withdrawing hides the content again.
+
+use futures::FutureExt as _;
+use reqwest::Method;
+use serde_json::json;
+use std::panic::AssertUnwindSafe;
+use thirtyfour::By;
+
+use crate::browser::Browser;
+use crate::stack::{dist_dir, Stack};
+
+const OWNER: &str = "olive.owner@example.com";
+const APPLICANT: &str = "ada.applicant@example.com";
+const SLUG: &str = "aurora-beta";
+const OTHER_SLUG: &str = "borealis-beta";
+const PURPOSE: &str = "Early access to the Aurora beta: we invite people in small groups and explain how to start.";
+const CONTACT: &str = "Questions about this list: privacy@aurora.example, or write to Aurora Labs, 1 Quay Street.";
+const RETENTION: &str = "We keep your address until the beta ends and delete it at the latest 90 days after that.";
+/// Only ever in the database and the API's answers to a grant holder — never in `web/dist`.
+const PRIVATE_MARKER: &str = "marigold-7731";
+const CONTENT_FIRST: &str = "Welcome to the Aurora beta.";
+const CONTENT_SECOND: &str =
+    "Download your build at builds.aurora.example/marigold-7731 and sign in with this address.";
+const CONTENT_MARKUP: &str = "<b>This stays plain text</b>";
+
+fn content() -> String {
+    format!("{CONTENT_FIRST}\n\n{CONTENT_SECOND}\n{CONTENT_MARKUP}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn applicant_owner_and_recipient_meet_in_the_browser() {
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&stack.base).await;
+    let outcome = AssertUnwindSafe(journey(&stack, &browser)).catch_unwind().await;
+    let errors = browser.console_errors().await;
+    browser.quit().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+    assert!(errors.is_empty(), "the browser console reported errors: {errors:#?}");
+}
+
+async fn journey(stack: &Stack, b: &Browser) {
+    let (owner, workspace) = stack.owner(OWNER).await;
+
+    b.open("/").await;
+    b.wait_text("Waitlists and early access, done carefully").await;
+    b.screenshots("home").await;
+
+    // The owner signs in through the local sign-in page and sets the program up.
+    sign_in(b, OWNER, "/owner", true).await;
+    b.wait_text("Acme Labs").await;
+    b.wait_text("No programs yet").await;
+    let program_id = create_program(b, workspace).await;
+    publish_notice(b, &program_id).await;
+    write_content(b, &program_id).await;
+    b.click_link("Overview").await;
+    b.click_button("Switch access on").await;
+    b.wait_text("Early access is switched on.").await;
+    b.wait_text("Switch access off").await; // the page shows the new revision
+    b.click_button("Open sign-ups").await;
+    b.wait_text("Sign-ups are open.").await;
+    b.wait_text("Close sign-ups").await;
+    sign_out(b).await;
+
+    // An applicant joins through the public form.
+    b.open(&format!("/waitlist/{SLUG}")).await;
+    for text in [PURPOSE, CONTACT, RETENTION] {
+        b.wait_text(text).await;
+    }
+    b.wait_text("Some valid but unusual addresses are not accepted").await;
+    let permission = b.element("#signup-permission").await;
+    assert!(!permission.is_selected().await.unwrap(), "the permission box starts unticked");
+    b.screenshots("waitlist").await;
+    b.fill("#signup-email", "not an address").await;
+    b.wait_text("The address").await;
+    b.fill("#signup-email", APPLICANT).await;
+    b.tick("#signup-permission").await;
+    b.click_button("Join the waitlist").await;
+    b.wait_text("your request was received").await;
+
+    // The owner selects the entry, issues an invitation and records its delivery.
+    sign_in(b, OWNER, "/owner", false).await;
+    b.wait_text(SLUG).await;
+    b.wait_text("1 / 1000").await;
+    b.screenshots("owner-dashboard").await;
+    b.open(&format!("/owner/programs/{program_id}")).await;
+    b.wait_text("Entries by state").await;
+    b.wait_text("1 sign-up").await;
+    b.screenshots("program").await;
+    b.open(&format!("/owner/programs/{program_id}/queue")).await;
+    b.wait_text(APPLICANT).await;
+    b.fill("#queue-search", "ada.app").await;
+    b.click_button("Apply").await;
+    b.wait_text(APPLICANT).await;
+    b.screenshots("queue").await;
+    b.click_link(APPLICANT).await;
+    b.wait_text("Decisions").await;
+    b.choose("#entry-select", "meets_policy").await;
+    b.click_button("Select").await;
+    b.wait_text("Selected.").await;
+    b.click_button("Issue invitation").await;
+    b.wait_text("This code will not be shown again.").await;
+    let code = b.element("#invite-code").await.prop("value").await.unwrap().unwrap_or_default();
+    assert_eq!(code.len(), 43, "a code is 43 characters of base64url: {code:?}");
+    b.screenshots("entry-code-panel").await;
+
+    b.reload().await;
+    b.wait_text("Invitations and access").await;
+    assert!(!b.text().await.contains(&code), "the code is shown again after a reload");
+    assert!(!b.driver.source().await.unwrap().contains(&code), "the code is in the page after a reload");
+    assert!(!b.text().await.contains("This code will not be shown again."));
+    b.choose("select[id^='channel-']", "email").await;
+    b.fill("input[id^='reference-']", "ticket 42").await;
+    b.click_button("Record delivery").await;
+    b.wait_text("Sent by Email").await;
+
+    b.open(&format!("/owner/programs/{program_id}/audit")).await;
+    b.wait_text("Delivery recorded").await;
+    b.wait_text("Invite issued").await;
+    b.screenshots("audit").await;
+    let other = arrange_other_program(stack, &owner, workspace).await;
+    sign_out(b).await;
+
+    // The recipient signs in, redeems the code and reads the content.
+    sign_in(b, APPLICANT, "/redeem", false).await;
+    b.wait_text("Paste the code").await;
+    b.screenshots("redeem").await;
+    b.fill("#redeem-code", &code).await;
+    b.click_button("Redeem").await;
+    b.wait_text("You're in").await;
+    assert!(!b.path().await.contains(&code), "no code in the URL");
+    b.click_link("Open early access").await;
+    b.wait_text(CONTENT_SECOND).await;
+    let paragraphs = b.driver.find_all(By::Css("article.content p.para")).await.unwrap();
+    assert_eq!(paragraphs.len(), 2, "a blank line starts a new paragraph");
+    assert!(b.text().await.contains(CONTENT_MARKUP), "markup in the content is shown as text");
+    b.screenshots("early-access").await;
+
+    // Another program's page is not found for them, though it exists and is open.
+    b.open(&format!("/early-access/{OTHER_SLUG}")).await;
+    b.wait_text("Nothing to show here").await;
+    assert!(!b.text().await.contains(&other), "another program's content leaks");
+    b.screenshots("early-access-not-found").await;
+
+    // Withdrawing (with a confirmation) hides the content again.
+    b.open("/me").await;
+    b.wait_text(SLUG).await;
+    b.wait_text("Active").await;
+    b.screenshots("me").await;
+    b.click_button("Leave this waitlist").await;
+    b.wait_text("Any invitation or access you have for it ends now").await;
+    b.click_button("Yes, leave").await;
+    b.wait_text(&format!("You have left the waitlist for {SLUG}.")).await;
+    b.wait_text("Withdrawn").await;
+    b.open(&format!("/early-access/{SLUG}")).await;
+    b.wait_text("Nothing to show here").await;
+    assert!(!b.text().await.contains(PRIVATE_MARKER));
+}
+
+/// Signs in through the development sign-in page and waits to arrive at `next`.
+async fn sign_in(b: &Browser, email: &str, next: &str, screenshot: bool) {
+    b.open(&format!("/sign-in?next={next}")).await;
+    b.wait_text("Development sign-in").await;
+    if screenshot {
+        b.screenshots("sign-in").await;
+    }
+    b.fill("#sign-in-email", email).await;
+    b.click_button("Sign in").await;
+    b.wait_text("Sign out").await;
+    let arrived = b.path().await;
+    assert_eq!(arrived, next, "sign-in continues to the page that asked for it");
+}
+
+async fn sign_out(b: &Browser) {
+    b.click_button("Sign out").await;
+    b.wait_text("Waitlists and early access, done carefully").await;
+    b.element("a[href='/sign-in']").await;
+}
+
+/// Creates the program from the dashboard's form; returns its id from the new page's path.
+async fn create_program(b: &Browser, workspace: uuid::Uuid) -> String {
+    b.click_summary("Create a program").await;
+    b.fill(&format!("#new-slug-{workspace}"), SLUG).await;
+    b.fill(&format!("#new-purpose-{workspace}"), PURPOSE).await;
+    b.click_button("Create program").await;
+    b.wait_text("Sign-ups per hour (UTC)").await;
+    let path = b.path().await;
+    path.strip_prefix("/owner/programs/").expect("the program's page").to_owned()
+}
+
+async fn publish_notice(b: &Browser, program_id: &str) {
+    b.open(&format!("/owner/programs/{program_id}/notice")).await;
+    b.wait_text("No notice is published yet").await;
+    b.fill("#notice-contact", CONTACT).await;
+    b.fill("#notice-retention", RETENTION).await;
+    b.wait_text(RETENTION).await; // the live preview
+    b.click_button("Publish this notice").await;
+    b.wait_text("Version 1 is published").await;
+}
+
+async fn write_content(b: &Browser, program_id: &str) {
+    b.open(&format!("/owner/programs/{program_id}/content")).await;
+    b.wait_text("Nothing written yet.").await;
+    b.fill("#content-body", &content()).await;
+    b.wait_text(CONTENT_SECOND).await; // the live preview
+    b.click_button("Save").await;
+    b.wait_text("Saved as revision 1.").await;
+    b.screenshots("content-editor").await;
+}
+
+/// A second program with its own content, open and with access on, set up straight
+/// through the API; returns its private text.
+async fn arrange_other_program(stack: &Stack, owner: &crate::common::clerk::User, workspace: uuid::Uuid) -> String {
+    let purpose = "Early access to the Borealis beta.";
+    let body = json!({"workspaceId": workspace, "slug": OTHER_SLUG, "purpose": purpose, "queueCap": 10,
+        "hourlyCap": 10, "seatCap": 10, "maxInviteDays": 7});
+    let program = stack.call(owner, Method::POST, "/api/owner/programs", body).await;
+    let id = program["id"].as_str().unwrap().to_owned();
+    let notice = json!({"purpose": purpose, "contactText": "borealis@example.com", "retentionText": "Until launch."});
+    stack.call(owner, Method::POST, &format!("/api/owner/programs/{id}/notices"), notice).await;
+    let secret = "Borealis private notes: juniper-5520.".to_owned();
+    let content = json!({"expectedRevision": 0, "body": secret});
+    stack.call(owner, Method::PUT, &format!("/api/owner/programs/{id}/content"), content).await;
+    let current = stack.call(owner, Method::GET, &format!("/api/owner/programs/{id}"), json!(null)).await;
+    let patch = json!({"expectedRevision": current["revision"], "signupOpen": true, "accessEnabled": true});
+    stack.call(owner, Method::PATCH, &format!("/api/owner/programs/{id}"), patch).await;
+    secret
+}
+
+/// The built SPA is public: no private content may be baked into it.
+#[test]
+fn the_built_spa_holds_no_private_content() {
+    let dist = dist_dir();
+    assert!(dist.join("index.html").is_file(), "build the SPA first with scripts/build-web");
+    let mut stack = vec![dist];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            for needle in [PRIVATE_MARKER, CONTENT_SECOND, "juniper-5520"] {
+                let found = bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
+                assert!(!found, "{} contains private content ({needle:?})", path.display());
+            }
+        }
+    }
+}
