@@ -15,8 +15,8 @@ use tokio::process::{Child, Command};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-/// Long enough for a cold WASM start on a busy two-core machine.
-const TIMEOUT: Duration = Duration::from_secs(20);
+/// Long enough for a cold WASM start on a busy two-core machine running other tests.
+const TIMEOUT: Duration = Duration::from_secs(30);
 const POLL: Duration = Duration::from_millis(100);
 /// Screenshot widths: a desktop and a phone.
 pub const WIDTHS: [u32; 2] = [1280, 390];

@@ -188,7 +188,7 @@ async fn create_program(b: &Browser, workspace: uuid::Uuid) -> String {
     b.fill(&format!("#new-slug-{workspace}"), SLUG).await;
     b.fill(&format!("#new-purpose-{workspace}"), PURPOSE).await;
     b.click_button("Create program").await;
-    b.wait_text("Sign-ups per hour (UTC)").await;
+    b.wait_text("Publish a notice before opening sign-ups.").await;
     let path = b.path().await;
     path.strip_prefix("/owner/programs/").expect("the program's page").to_owned()
 }

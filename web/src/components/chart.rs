@@ -1,9 +1,49 @@
 //! Two small charts for a program: sign-ups per UTC hour over the last day (inline SVG
-//! bars) and the state funnel (proportional bars). Both carry their numbers as text too.
+//! bars) and the state funnel (proportional bars), from `GET …/programs/{id}/stats`.
+//! Both carry their numbers as text too.
 
 use leptos::prelude::*;
+use shared::api::{IntakeHour, ProgramStats};
+use uuid::Uuid;
 
+use crate::api;
+use crate::components::status::loaded;
 use crate::components::text::label;
+
+const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
+
+/// A program's intake chart and state funnel, loaded on their own.
+#[component]
+pub fn Activity(id: Uuid) -> impl IntoView {
+    let stats = LocalResource::new(move || api::get::<ProgramStats>(format!("/api/owner/programs/{id}/stats")));
+    loaded(stats, move |r| match r {
+        Ok(s) => {
+            let states = STATES.iter().map(|k| (k.to_string(), s.states.get(*k).copied().unwrap_or(0))).collect();
+            view! {
+                <p class="chart-title">"Sign-ups per hour (UTC)"</p>
+                <IntakeChart counts=last_day(&s.intake_hours)/>
+                <p class="chart-title">"Entries by state"</p>
+                <Funnel states/>
+            }
+            .into_any()
+        }
+        Err(_) => view! { <p class="muted">"Charts are unavailable right now."</p> }.into_any(),
+    })
+}
+
+/// 24 hourly counts ending with the current UTC hour; hours the API did not list are 0.
+fn last_day(hours: &[IntakeHour]) -> Vec<i64> {
+    const HOUR: f64 = 3_600_000.0;
+    let now = (js_sys::Date::now() / HOUR).floor();
+    let mut counts = vec![0; 24];
+    for h in hours {
+        let ago = now - (js_sys::Date::parse(&h.bucket_start) / HOUR).floor();
+        if (0.0..24.0).contains(&ago) {
+            counts[23 - ago as usize] += h.admitted;
+        }
+    }
+    counts
+}
 
 /// `counts` holds one value per hour, oldest first, the last one the current hour.
 #[component]

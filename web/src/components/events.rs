@@ -38,7 +38,7 @@ fn details(value: &serde_json::Value) -> String {
         serde_json::Value::Object(map) => map
             .iter()
             .map(|(k, v)| match v {
-                serde_json::Value::String(s) => format!("{k}: {s}"),
+                serde_json::Value::String(s) => format!("{k}: {}", time(s)),
                 other => format!("{k}: {other}"),
             })
             .collect::<Vec<_>>()

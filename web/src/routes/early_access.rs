@@ -2,6 +2,7 @@
 //! The body is rendered as escaped text in paragraphs; any refusal reads as "not found".
 
 use leptos::prelude::*;
+use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
 use shared::api::EarlyAccessContent;
 use shared::Slug;
@@ -30,8 +31,9 @@ fn Content() -> impl IntoView {
     view! {
         {loaded(content, move |r| match r {
                     Ok(c) => view! {
+                        <p class="muted small">"Early access"</p>
+                        <h1>{c.slug}</h1>
                         <article class="card content">
-                            <p class="muted small">{format!("Early access · {}", c.slug)}</p>
                             <Paragraphs text=c.body/>
                         </article>
                     }.into_any(),
@@ -39,6 +41,7 @@ fn Content() -> impl IntoView {
                         <div class="card">
                             <h1>"Nothing to show here"</h1>
                             <p>"This page does not exist, or it is not available to your account."</p>
+                            <p><A href="/me">"Go to my waitlists"</A></p>
                         </div>
                     }.into_any(),
                     Err(err) => view! { <h1>"Early access"</h1><ErrorNotice err/> }.into_any(),

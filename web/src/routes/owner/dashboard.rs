@@ -9,7 +9,7 @@ use leptos_router::components::A;
 use shared::api::{Program, Workspace};
 
 use crate::api;
-use crate::components::chart::Usage;
+use crate::components::chart::{Activity, Usage};
 use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::routes::owner::new_program::NewProgram;
@@ -96,6 +96,7 @@ fn ProgramCard(p: Program) -> impl IntoView {
             <Usage label="Queue" value=p.counts.queue cap=p.queue_cap/>
             <Usage label="This hour" value=p.counts.hour cap=p.hourly_cap/>
             <Usage label="Seats" value=p.counts.seats cap=p.seat_cap/>
+            <Activity id=p.id/>
         </li>
     }
 }

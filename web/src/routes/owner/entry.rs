@@ -70,7 +70,11 @@ fn EntryView(
 ) -> impl IntoView {
     let on_issued = Callback::new(move |issued: IssuedInvitation| {
         match issued.code {
-            Some(c) => code.set(Some(OneTimeCode { invitation: issued.invitation, code: c })),
+            Some(c) => {
+                // The code panel is the news now; an older message would compete with it.
+                feedback.set(None);
+                code.set(Some(OneTimeCode { invitation: issued.invitation, code: c }));
+            }
             None => feedback.set(Some(Ok("This invitation was already issued. Its code was shown once and cannot be shown again; revoke it and issue a new one if it was lost.".into()))),
         }
         reload.run(());

@@ -5,16 +5,14 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
-use shared::api::{IntakeHour, PatchProgramRequest, Program, ProgramStats};
+use shared::api::{PatchProgramRequest, Program};
 
 use crate::api::{self, ApiError};
-use crate::components::chart::{Funnel, IntakeChart, Usage};
+use crate::components::chart::{Activity, Usage};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::routes::owner::{conflict_text, load_program, uuid_param};
-
-const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
 
 #[component]
 pub fn ProgramPage() -> impl IntoView {
@@ -117,7 +115,10 @@ fn Overview(
             <Usage label="Seats" value=p.counts.seats cap=p.seat_cap/>
             <p class="muted small">{format!("Invitations last at most {} days. Revision {}.", p.max_invite_days, p.revision)}</p>
         </section>
-        <Stats id/>
+        <section class="card">
+            <h2>"Activity"</h2>
+            <Activity id/>
+        </section>
         <form class="card form" method="post" on:submit=save_caps>
             <h2>"Caps"</h2>
             <div class="fields">
@@ -132,40 +133,4 @@ fn Overview(
             <button type="submit" disabled=move || pending.get()>"Save caps"</button>
         </form>
     }
-}
-
-#[component]
-fn Stats(id: uuid::Uuid) -> impl IntoView {
-    let stats = LocalResource::new(move || api::get::<ProgramStats>(format!("/api/owner/programs/{id}/stats")));
-    view! {
-        <section class="card">
-            <h2>"Activity"</h2>
-            {loaded(stats, move |r| match r {
-                        Ok(s) => {
-                            let states = STATES.iter().map(|k| (k.to_string(), s.states.get(*k).copied().unwrap_or(0))).collect();
-                            view! {
-                                <h3>"Sign-ups per hour (UTC)"</h3>
-                                <IntakeChart counts=last_day(&s.intake_hours)/>
-                                <h3>"Entries by state"</h3>
-                                <Funnel states/>
-                            }.into_any()
-                        }
-                        Err(_) => view! { <p class="muted">"Charts are unavailable right now."</p> }.into_any(),
-                })}
-        </section>
-    }
-}
-
-/// 24 hourly counts ending with the current UTC hour; hours the API did not list are 0.
-fn last_day(hours: &[IntakeHour]) -> Vec<i64> {
-    const HOUR: f64 = 3_600_000.0;
-    let now = (js_sys::Date::now() / HOUR).floor();
-    let mut counts = vec![0; 24];
-    for h in hours {
-        let ago = now - (js_sys::Date::parse(&h.bucket_start) / HOUR).floor();
-        if (0.0..24.0).contains(&ago) {
-            counts[23 - ago as usize] += h.admitted;
-        }
-    }
-    counts
 }
