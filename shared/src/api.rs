@@ -11,6 +11,7 @@ pub type Timestamp = String;
 // ---------------------------------------------------------------- public (§6.2)
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigResponse {
     /// `"clerk"` or `"local"`.
@@ -22,16 +23,19 @@ pub struct ConfigResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PublicNotice {
     pub version: i32,
     pub purpose: String,
     pub contact_text: String,
     pub retention_text: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub published_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PublicProgram {
     pub slug: String,
@@ -40,6 +44,7 @@ pub struct PublicProgram {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SignupRequest {
     pub request_key: Uuid,
@@ -49,6 +54,7 @@ pub struct SignupRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignupResponse {
     /// Always `"received"`: the same answer for a new and a known email.
     pub status: String,
@@ -57,6 +63,7 @@ pub struct SignupResponse {
 // ---------------------------------------------------------------- recipient (§6.3)
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MeResponse {
     pub user_id: String,
@@ -64,16 +71,20 @@ pub struct MeResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct InvitationStatus {
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnWaitlistStatus {
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub joined_at: Timestamp,
     pub notice_version: i32,
     pub invitation: Option<InvitationStatus>,
@@ -83,27 +94,32 @@ pub struct OwnWaitlistStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnEntry {
     pub program_slug: String,
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub joined_at: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub position: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WithdrawResponse {
     pub state: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RedeemRequest {
     pub code: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RedeemResponse {
     pub program_slug: String,
@@ -111,6 +127,7 @@ pub struct RedeemResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EarlyAccessContent {
     pub slug: String,
     pub revision: i64,
@@ -120,12 +137,14 @@ pub struct EarlyAccessContent {
 // ---------------------------------------------------------------- owner (§6.4)
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Workspace {
     pub id: Uuid,
     pub name: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateProgramRequest {
     pub workspace_id: Uuid,
@@ -138,6 +157,7 @@ pub struct CreateProgramRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PatchProgramRequest {
     pub expected_revision: i64,
@@ -154,6 +174,7 @@ pub struct PatchProgramRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProgramCounts {
     /// Non-withdrawn entries (what the queue cap limits).
@@ -165,16 +186,19 @@ pub struct ProgramCounts {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Notice {
     pub version: i32,
     pub purpose: String,
     pub contact_text: String,
     pub retention_text: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub published_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Program {
     pub id: Uuid,
@@ -191,10 +215,12 @@ pub struct Program {
     pub counts: ProgramCounts,
     pub notice: Option<Notice>,
     pub has_content: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PublishNoticeRequest {
     pub purpose: String,
@@ -203,16 +229,19 @@ pub struct PublishNoticeRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntrySummary {
     pub id: Uuid,
     pub email: String,
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     pub notice_version: i32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntryPage {
     pub entries: Vec<EntrySummary>,
@@ -220,34 +249,43 @@ pub struct EntryPage {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Invitation {
     pub id: Uuid,
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub issued_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery: Option<DeliveryRecord>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryRecord {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub recorded_at: Timestamp,
     pub channel: String,
     pub reference: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Grant {
     pub id: Uuid,
     pub active: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub granted_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub revoked_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AuditEvent {
     pub id: i64,
@@ -255,18 +293,23 @@ pub struct AuditEvent {
     pub kind: String,
     pub entry_id: Option<Uuid>,
     pub actor_kind: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub details: serde_json::Value,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntryDetail {
     pub id: Uuid,
     pub email: String,
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     /// When the applicant ticked the box for `notice` (the exact choice time).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub permission_at: Timestamp,
     pub notice: Notice,
     pub invitations: Vec<Invitation>,
@@ -275,24 +318,28 @@ pub struct EntryDetail {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SelectRequest {
     pub reason_code: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeclineRequest {
     pub reason_code: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OwnerWithdrawRequest {
     pub basis: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntryStateResponse {
     pub id: Uuid,
@@ -300,13 +347,16 @@ pub struct EntryStateResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IssueInvitationRequest {
     pub request_key: Uuid,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct IssuedInvitation {
     pub invitation: Invitation,
     /// Present only in the one response that created the invitation.
@@ -315,6 +365,7 @@ pub struct IssuedInvitation {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeliveryRecordRequest {
     pub request_key: Uuid,
@@ -324,6 +375,7 @@ pub struct DeliveryRecordRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PutContentRequest {
     pub expected_revision: i64,
@@ -331,14 +383,17 @@ pub struct PutContentRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Content {
     pub revision: i64,
     pub body: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub updated_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EventPage {
     pub events: Vec<AuditEvent>,
@@ -346,6 +401,7 @@ pub struct EventPage {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Owner {
     pub clerk_user_id: String,
@@ -353,16 +409,19 @@ pub struct Owner {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerHistoryEvent {
     pub id: i64,
     pub action: String,
     pub clerk_user_id: String,
     pub approval_ref: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnersResponse {
     pub owners: Vec<Owner>,
@@ -378,8 +437,10 @@ pub const WITHDRAW_BASES: &[&str] = &["applicant_request", "owner_policy", "rete
 
 /// One UTC hour of admissions (`intake_hours`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IntakeHour {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub bucket_start: Timestamp,
     pub admitted: i64,
 }
@@ -387,6 +448,7 @@ pub struct IntakeHour {
 /// `GET /api/owner/programs/{id}/stats`: the last 48 UTC hours that admitted anyone,
 /// oldest first, and how many entries are in each state (every state is present).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProgramStats {
     pub intake_hours: Vec<IntakeHour>,
@@ -395,6 +457,7 @@ pub struct ProgramStats {
 
 /// `GET /api/owner/programs?workspaceId=`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams), into_params(parameter_in = Query))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProgramListQuery {
     pub workspace_id: Uuid,
@@ -408,6 +471,7 @@ pub const BULK_SELECT_MAX: i32 = 1000;
 pub const BULK_ISSUE_MAX: usize = 500;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BulkSelectRequest {
     /// How many waiting entries to select, first in queue order (1–[`BULK_SELECT_MAX`]).
@@ -416,21 +480,25 @@ pub struct BulkSelectRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BulkSelectResponse {
     /// The entries now selected, in queue order (fewer than asked when fewer were waiting).
     pub selected: Vec<Uuid>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BulkIssueRequest {
     pub request_key: Uuid,
     /// Distinct selected entries of the program (1–[`BULK_ISSUE_MAX`]).
     pub entry_ids: Vec<Uuid>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BulkIssuedInvitation {
     pub entry_id: Uuid,
@@ -440,6 +508,7 @@ pub struct BulkIssuedInvitation {
 /// The answer to a replayed bulk issue: what the batch created, never the codes
 /// (those were in the one CSV response).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BulkIssueReceipt {
     pub batch_id: Uuid,

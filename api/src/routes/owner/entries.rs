@@ -35,7 +35,8 @@ pub(super) fn page_limit(limit: Option<i64>) -> Result<i64> {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 struct ListQuery {
     state: Option<String>,
@@ -60,6 +61,18 @@ impl TryFrom<ListQuery> for Filter {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs/{id}/entries",
+    operation_id = "listEntries",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The program id."), ListQuery),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "One page of the queue.", body = EntryPage),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn list(
     state: web::Data<AppState>,
     session: Session,
@@ -93,6 +106,18 @@ async fn list(
     Ok(HttpResponse::Ok().json(EntryPage { entries, next_cursor }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs/{id}/entries/{entryId}",
+    operation_id = "getEntry",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The entry, its notice snapshot, invitations (never a code), grant and events.", body = EntryDetail),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
     let body = db::transaction(&state.pool, async |tx| {
