@@ -162,3 +162,58 @@ async fn bulk_issue_is_all_or_nothing() {
     db.execute("UPDATE programs SET seat_cap = 2 WHERE id = $1", &[&program]).await.unwrap();
     issue_bulk(&app, &owner, program, &body(&e[..2])).await.assert(201);
 }
+
+#[tokio::test]
+async fn owner_flows_leave_no_code_or_email_in_the_server_output() {
+    let mut app = TestApp::spawn().await;
+    let api = crate::support::process::ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
+    app.base = api.base.clone();
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = app.open_program(&owner, ws, "scan-owner").await;
+    let emails = ["olga.secret@example.com", "=formula.secret@example.com", "pete.secret@example.com"];
+    for email in emails {
+        app.signup("scan-owner", email).await.assert(202);
+    }
+    select_bulk(&app, &owner, program, json!({"count": 3, "reasonCode": "meets_policy"})).await.assert(200);
+    let olga = app.entry_id(program, emails[0]).await;
+    let single = Uuid::new_v4();
+    let expires = (chrono::Utc::now() + chrono::Duration::days(3)).to_rfc3339();
+    let issue_path = format!("/api/owner/programs/{program}/entries/{olga}/invitations");
+    let issued = app.post(&issue_path, &json!({"requestKey": single, "expiresAt": expires}), Some(&owner)).await;
+    issued.assert(201);
+    let mut codes = vec![issued.json()["code"].as_str().unwrap().to_owned()];
+    app.post(&issue_path, &json!({"requestKey": single, "expiresAt": expires}), Some(&owner)).await.assert(200);
+    let invitation = issued.json()["invitation"]["id"].as_str().unwrap().to_owned();
+    let delivery = format!("/api/owner/invitations/{invitation}/delivery-record");
+    let leaky =
+        json!({"requestKey": Uuid::new_v4(), "channel": "email", "reference": format!("{} {}", emails[0], codes[0])});
+    app.post(&delivery, &leaky, Some(&owner)).await.assert(400);
+    app.record_delivery(&owner, invitation.parse().unwrap()).await.assert(200);
+
+    let rest = [app.entry_id(program, emails[1]).await, app.entry_id(program, emails[2]).await];
+    let body = json!({"requestKey": Uuid::new_v4(), "entryIds": rest, "expiresAt": expires});
+    let csv = issue_bulk(&app, &owner, program, &body).await;
+    csv.assert(201);
+    codes.extend(csv.text.lines().skip(1).map(|l| l.split(',').nth(2).unwrap().to_owned()));
+    issue_bulk(&app, &owner, program, &body).await.assert(200);
+    let p = format!("/api/owner/programs/{program}");
+    for path in [
+        format!("{p}/entries?q=secret"),
+        format!("{p}/entries/{olga}"),
+        format!("{p}/entries.csv"),
+        format!("{p}/events"),
+    ] {
+        app.get(&path, Some(&owner)).await.assert(200);
+    }
+
+    let output = api.output();
+    assert!(output.contains("request"), "the server logged its requests");
+    assert_eq!(codes.len(), 3);
+    for code in &codes {
+        assert!(!output.contains(code.as_str()), "a code reached the server output");
+    }
+    for email in emails {
+        assert!(!output.contains(email), "an email reached the server output");
+    }
+    assert!(!output.contains(".secret"), "a local part reached the server output");
+}

@@ -193,6 +193,8 @@ async fn an_expired_invitation_is_marked_expired_before_the_reissue() {
     )
     .await
     .unwrap();
+    // One seat: the expired invitation no longer holds it, and this entry counts once.
+    db.execute("UPDATE programs SET seat_cap = 1 WHERE id = $1", &[&program]).await.unwrap();
 
     let r = app.issue_with(&owner, program, entry, Uuid::new_v4(), 2).await;
     r.assert(201);

@@ -7,6 +7,7 @@ mod support;
 mod applicant;
 mod audit;
 mod bulk;
+mod cli;
 mod content;
 mod early_access;
 mod faults;

@@ -54,7 +54,7 @@ pub fn Funnel(states: Vec<(String, i64)>) -> impl IntoView {
                 <li>
                     <span class="funnel-label">{label(&state)}</span>
                     <span class="funnel-track" aria-hidden="true">
-                        <span class=format!("funnel-bar badge-{state}") style=format!("width:{pct}%")></span>
+                        <span class="funnel-bar" style=format!("width:{pct}%")></span>
                     </span>
                     <span class="funnel-count">{n}</span>
                 </li>
@@ -67,11 +67,7 @@ pub fn Funnel(states: Vec<(String, i64)>) -> impl IntoView {
 /// One count against its cap, as a meter with the numbers beside it.
 #[component]
 pub fn Usage(label: &'static str, value: i64, cap: i32) -> impl IntoView {
-    let level = if cap > 0 && value >= i64::from(cap) {
-        "usage full"
-    } else {
-        "usage"
-    };
+    let level = if cap > 0 && value >= i64::from(cap) { "usage full" } else { "usage" };
     view! {
         <div class=level>
             <span class="usage-label">{label}</span>
