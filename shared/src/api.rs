@@ -48,6 +48,7 @@ pub struct PublicProgram {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SignupRequest {
     pub request_key: Uuid,
+    #[cfg_attr(feature = "openapi", schema(min_length = 3, max_length = 254))]
     pub email: String,
     pub notice_version: i32,
     pub permission: bool,
@@ -115,6 +116,7 @@ pub struct WithdrawResponse {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RedeemRequest {
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[A-Za-z0-9_-]{43}$"))]
     pub code: String,
 }
 
@@ -148,11 +150,17 @@ pub struct Workspace {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateProgramRequest {
     pub workspace_id: Uuid,
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[a-z0-9-]{3,60}$"))]
     pub slug: String,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 1000))]
     pub purpose: String,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub queue_cap: i32,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub hourly_cap: i32,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub seat_cap: i32,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 30))]
     pub max_invite_days: i32,
 }
 
@@ -166,10 +174,13 @@ pub struct PatchProgramRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_enabled: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub queue_cap: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub hourly_cap: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub seat_cap: Option<i32>,
 }
 
@@ -223,8 +234,11 @@ pub struct Program {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PublishNoticeRequest {
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 1000))]
     pub purpose: String,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 2000))]
     pub contact_text: String,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 1000))]
     pub retention_text: String,
 }
 
@@ -321,6 +335,7 @@ pub struct EntryDetail {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SelectRequest {
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::select_reasons))]
     pub reason_code: String,
 }
 
@@ -328,6 +343,7 @@ pub struct SelectRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeclineRequest {
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::decline_reasons))]
     pub reason_code: String,
 }
 
@@ -335,6 +351,7 @@ pub struct DeclineRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OwnerWithdrawRequest {
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::withdraw_bases))]
     pub basis: String,
 }
 
@@ -369,8 +386,10 @@ pub struct IssuedInvitation {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeliveryRecordRequest {
     pub request_key: Uuid,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 80))]
     pub channel: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 160))]
     pub reference: Option<String>,
 }
 
@@ -378,7 +397,9 @@ pub struct DeliveryRecordRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PutContentRequest {
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub expected_revision: i64,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 20_000))]
     pub body: String,
 }
 
@@ -433,6 +454,28 @@ pub const SELECT_REASONS: &[&str] = &["meets_policy", "priority_group", "capacit
 pub const DECLINE_REASONS: &[&str] = &["not_eligible", "duplicate_person", "capacity_reached", "owner_discretion"];
 pub const WITHDRAW_BASES: &[&str] = &["applicant_request", "owner_policy", "retention_expiry"];
 
+/// The allow-lists above as JSON Schema enums, for the server's OpenAPI document.
+#[cfg(feature = "openapi")]
+mod schema {
+    use utoipa::openapi::{Object, ObjectBuilder, Type};
+
+    fn one_of(list: &[&str]) -> Object {
+        ObjectBuilder::new().schema_type(Type::String).enum_values(Some(list.iter().copied())).build()
+    }
+
+    pub fn select_reasons() -> Object {
+        one_of(super::SELECT_REASONS)
+    }
+
+    pub fn decline_reasons() -> Object {
+        one_of(super::DECLINE_REASONS)
+    }
+
+    pub fn withdraw_bases() -> Object {
+        one_of(super::WITHDRAW_BASES)
+    }
+}
+
 // ---------------------------------------------------------------- owner dashboard
 
 /// One UTC hour of admissions (`intake_hours`).
@@ -475,7 +518,9 @@ pub const BULK_ISSUE_MAX: usize = 500;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BulkSelectRequest {
     /// How many waiting entries to select, first in queue order (1–[`BULK_SELECT_MAX`]).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1000))]
     pub count: i32,
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::select_reasons))]
     pub reason_code: String,
 }
 
@@ -492,6 +537,7 @@ pub struct BulkSelectResponse {
 pub struct BulkIssueRequest {
     pub request_key: Uuid,
     /// Distinct selected entries of the program (1–[`BULK_ISSUE_MAX`]).
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 500))]
     pub entry_ids: Vec<Uuid>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,

@@ -41,8 +41,10 @@ pub(super) fn page_limit(limit: Option<i64>) -> Result<i64> {
 struct ListQuery {
     state: Option<String>,
     cursor: Option<String>,
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
     /// A case-insensitive fragment of the email (1–254 characters).
+    #[param(min_length = 1, max_length = 254)]
     q: Option<String>,
 }
 

@@ -24,6 +24,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[serde(deny_unknown_fields)]
 struct EventQuery {
     cursor: Option<String>,
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
 }
 
