@@ -21,15 +21,8 @@ pub struct ConfigResponse {
     pub identity_dev_url: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PublicNotice {
-    pub version: i32,
-    pub purpose: String,
-    pub contact_text: String,
-    pub retention_text: String,
-    pub published_at: Timestamp,
-}
+/// The notice as the public form shows it: the same fields the owner sees.
+pub type PublicNotice = Notice;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
