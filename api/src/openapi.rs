@@ -57,6 +57,7 @@ routes answer a non-owner with the same 404 as an absent object.";
         owner::programs::stats,
         owner::notices::publish,
         owner::entries::list,
+        owner::entries::search,
         owner::entries::detail,
         owner::export::export,
         owner::decisions::select_bulk,

@@ -22,17 +22,8 @@ pub struct ConfigResponse {
     pub identity_dev_url: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct PublicNotice {
-    pub version: i32,
-    pub purpose: String,
-    pub contact_text: String,
-    pub retention_text: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
-    pub published_at: Timestamp,
-}
+/// The notice as the public form shows it: the same fields the owner sees.
+pub type PublicNotice = Notice;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -559,6 +550,25 @@ pub struct BulkIssuedInvitation {
 pub struct BulkIssueReceipt {
     pub batch_id: Uuid,
     pub invitations: Vec<BulkIssuedInvitation>,
+}
+
+/// `POST /api/owner/programs/{id}/entries/search`: the listing's parameters plus an
+/// email fragment, sent in a body so that no email ever appears in a URL.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct EntrySearch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    /// A case-insensitive fragment of the email (1–254 characters).
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 254))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q: Option<String>,
 }
 
 #[cfg(test)]

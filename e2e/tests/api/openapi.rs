@@ -31,6 +31,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("GET", "/api/owner/programs/{id}/stats"),
     ("POST", "/api/owner/programs/{id}/notices"),
     ("GET", "/api/owner/programs/{id}/entries"),
+    ("POST", "/api/owner/programs/{id}/entries/search"),
     ("GET", "/api/owner/programs/{id}/entries/{entryId}"),
     ("GET", "/api/owner/programs/{id}/entries.csv"),
     ("POST", "/api/owner/programs/{id}/entries/select-bulk"),
