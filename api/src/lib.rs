@@ -10,6 +10,7 @@ pub mod error;
 pub mod http;
 pub mod identity;
 pub mod metrics;
+pub mod openapi;
 pub mod routes;
 pub mod startup;
 pub mod telemetry;

@@ -11,6 +11,7 @@ pub type Timestamp = String;
 // ---------------------------------------------------------------- public (§6.2)
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigResponse {
     /// `"clerk"` or `"local"`.
@@ -21,17 +22,11 @@ pub struct ConfigResponse {
     pub identity_dev_url: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PublicNotice {
-    pub version: i32,
-    pub purpose: String,
-    pub contact_text: String,
-    pub retention_text: String,
-    pub published_at: Timestamp,
-}
+/// The notice as the public form shows it: the same fields the owner sees.
+pub type PublicNotice = Notice;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PublicProgram {
     pub slug: String,
@@ -40,15 +35,18 @@ pub struct PublicProgram {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SignupRequest {
     pub request_key: Uuid,
+    #[cfg_attr(feature = "openapi", schema(min_length = 3, max_length = 254))]
     pub email: String,
     pub notice_version: i32,
     pub permission: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignupResponse {
     /// Always `"received"`: the same answer for a new and a known email.
     pub status: String,
@@ -57,6 +55,7 @@ pub struct SignupResponse {
 // ---------------------------------------------------------------- recipient (§6.3)
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MeResponse {
     pub user_id: String,
@@ -64,16 +63,20 @@ pub struct MeResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct InvitationStatus {
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnWaitlistStatus {
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub joined_at: Timestamp,
     pub notice_version: i32,
     pub invitation: Option<InvitationStatus>,
@@ -83,27 +86,33 @@ pub struct OwnWaitlistStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnEntry {
     pub program_slug: String,
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub joined_at: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub position: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WithdrawResponse {
     pub state: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RedeemRequest {
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[A-Za-z0-9_-]{43}$"))]
     pub code: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RedeemResponse {
     pub program_slug: String,
@@ -111,6 +120,7 @@ pub struct RedeemResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EarlyAccessContent {
     pub slug: String,
     pub revision: i64,
@@ -120,24 +130,33 @@ pub struct EarlyAccessContent {
 // ---------------------------------------------------------------- owner (§6.4)
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Workspace {
     pub id: Uuid,
     pub name: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateProgramRequest {
     pub workspace_id: Uuid,
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[a-z0-9-]{3,60}$"))]
     pub slug: String,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 1000))]
     pub purpose: String,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub queue_cap: i32,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub hourly_cap: i32,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub seat_cap: i32,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 30))]
     pub max_invite_days: i32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PatchProgramRequest {
     pub expected_revision: i64,
@@ -146,14 +165,18 @@ pub struct PatchProgramRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_enabled: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub queue_cap: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub hourly_cap: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub seat_cap: Option<i32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProgramCounts {
     /// Non-withdrawn entries (what the queue cap limits).
@@ -165,16 +188,19 @@ pub struct ProgramCounts {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Notice {
     pub version: i32,
     pub purpose: String,
     pub contact_text: String,
     pub retention_text: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub published_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Program {
     pub id: Uuid,
@@ -191,28 +217,36 @@ pub struct Program {
     pub counts: ProgramCounts,
     pub notice: Option<Notice>,
     pub has_content: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PublishNoticeRequest {
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 1000))]
     pub purpose: String,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 2000))]
     pub contact_text: String,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 1000))]
     pub retention_text: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntrySummary {
     pub id: Uuid,
     pub email: String,
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     pub notice_version: i32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntryPage {
     pub entries: Vec<EntrySummary>,
@@ -220,34 +254,43 @@ pub struct EntryPage {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Invitation {
     pub id: Uuid,
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub issued_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery: Option<DeliveryRecord>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryRecord {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub recorded_at: Timestamp,
     pub channel: String,
     pub reference: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Grant {
     pub id: Uuid,
     pub active: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub granted_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub revoked_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AuditEvent {
     pub id: i64,
@@ -255,18 +298,23 @@ pub struct AuditEvent {
     pub kind: String,
     pub entry_id: Option<Uuid>,
     pub actor_kind: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub details: serde_json::Value,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntryDetail {
     pub id: Uuid,
     pub email: String,
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     /// When the applicant ticked the box for `notice` (the exact choice time).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub permission_at: Timestamp,
     pub notice: Notice,
     pub invitations: Vec<Invitation>,
@@ -275,24 +323,31 @@ pub struct EntryDetail {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SelectRequest {
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::select_reasons))]
     pub reason_code: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeclineRequest {
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::decline_reasons))]
     pub reason_code: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OwnerWithdrawRequest {
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::withdraw_bases))]
     pub basis: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntryStateResponse {
     pub id: Uuid,
@@ -300,13 +355,16 @@ pub struct EntryStateResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IssueInvitationRequest {
     pub request_key: Uuid,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct IssuedInvitation {
     pub invitation: Invitation,
     /// Present only in the one response that created the invitation.
@@ -315,30 +373,39 @@ pub struct IssuedInvitation {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeliveryRecordRequest {
     pub request_key: Uuid,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 80))]
     pub channel: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 160))]
     pub reference: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PutContentRequest {
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub expected_revision: i64,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 20_000))]
     pub body: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Content {
     pub revision: i64,
     pub body: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub updated_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EventPage {
     pub events: Vec<AuditEvent>,
@@ -346,6 +413,7 @@ pub struct EventPage {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Owner {
     pub clerk_user_id: String,
@@ -353,16 +421,19 @@ pub struct Owner {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerHistoryEvent {
     pub id: i64,
     pub action: String,
     pub clerk_user_id: String,
     pub approval_ref: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnersResponse {
     pub owners: Vec<Owner>,
@@ -374,12 +445,36 @@ pub const SELECT_REASONS: &[&str] = &["meets_policy", "priority_group", "capacit
 pub const DECLINE_REASONS: &[&str] = &["not_eligible", "duplicate_person", "capacity_reached", "owner_discretion"];
 pub const WITHDRAW_BASES: &[&str] = &["applicant_request", "owner_policy", "retention_expiry"];
 
+/// The allow-lists above as JSON Schema enums, for the server's OpenAPI document.
+#[cfg(feature = "openapi")]
+mod schema {
+    use utoipa::openapi::{Object, ObjectBuilder, Type};
+
+    fn one_of(list: &[&str]) -> Object {
+        ObjectBuilder::new().schema_type(Type::String).enum_values(Some(list.iter().copied())).build()
+    }
+
+    pub fn select_reasons() -> Object {
+        one_of(super::SELECT_REASONS)
+    }
+
+    pub fn decline_reasons() -> Object {
+        one_of(super::DECLINE_REASONS)
+    }
+
+    pub fn withdraw_bases() -> Object {
+        one_of(super::WITHDRAW_BASES)
+    }
+}
+
 // ---------------------------------------------------------------- owner dashboard
 
 /// One UTC hour of admissions (`intake_hours`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IntakeHour {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub bucket_start: Timestamp,
     pub admitted: i64,
 }
@@ -387,6 +482,7 @@ pub struct IntakeHour {
 /// `GET /api/owner/programs/{id}/stats`: the last 48 UTC hours that admitted anyone,
 /// oldest first, and how many entries are in each state (every state is present).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProgramStats {
     pub intake_hours: Vec<IntakeHour>,
@@ -395,6 +491,7 @@ pub struct ProgramStats {
 
 /// `GET /api/owner/programs?workspaceId=`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams), into_params(parameter_in = Query))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProgramListQuery {
     pub workspace_id: Uuid,
@@ -408,29 +505,37 @@ pub const BULK_SELECT_MAX: i32 = 1000;
 pub const BULK_ISSUE_MAX: usize = 500;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BulkSelectRequest {
     /// How many waiting entries to select, first in queue order (1–[`BULK_SELECT_MAX`]).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1000))]
     pub count: i32,
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::select_reasons))]
     pub reason_code: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BulkSelectResponse {
     /// The entries now selected, in queue order (fewer than asked when fewer were waiting).
     pub selected: Vec<Uuid>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BulkIssueRequest {
     pub request_key: Uuid,
     /// Distinct selected entries of the program (1–[`BULK_ISSUE_MAX`]).
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 500))]
     pub entry_ids: Vec<Uuid>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BulkIssuedInvitation {
     pub entry_id: Uuid,
@@ -440,6 +545,7 @@ pub struct BulkIssuedInvitation {
 /// The answer to a replayed bulk issue: what the batch created, never the codes
 /// (those were in the one CSV response).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BulkIssueReceipt {
     pub batch_id: Uuid,
@@ -449,15 +555,18 @@ pub struct BulkIssueReceipt {
 /// `POST /api/owner/programs/{id}/entries/search`: the listing's parameters plus an
 /// email fragment, sent in a body so that no email ever appears in a URL.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EntrySearch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
     /// A case-insensitive fragment of the email (1–254 characters).
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 254))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub q: Option<String>,
 }

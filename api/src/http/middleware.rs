@@ -54,8 +54,11 @@ pub async fn request_log(
     let started = Instant::now();
     let id = uuid::Uuid::new_v4().simple().to_string();
     let method = req.method().clone();
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
     let mut res = next.call(req).await?;
+    // Read after routing: only then is it the resource that served the request. Before,
+    // actix matches the path alone and names the first pattern that fits, ignoring the
+    // method (`POST …/entries/select-bulk` would be logged as `…/entries/{entryId}`).
+    let route = res.request().match_pattern().unwrap_or_else(|| "unmatched".into());
     let status = res.status().as_u16();
     if let Ok(value) = HeaderValue::from_str(&id) {
         res.headers_mut().insert(actix_web::http::header::HeaderName::from_static("x-request-id"), value);

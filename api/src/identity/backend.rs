@@ -75,7 +75,18 @@ impl BackendClient {
 
     /// The user's emails whose verification status is `verified`, normalized with the
     /// shared grammar (addresses outside it are ignored: they can match no entry).
+    /// Failures are counted in the `identity` metrics family.
     pub async fn verified_emails(&self, user_id: &str) -> Result<Vec<EmailKey>, LookupError> {
+        let result = self.fetch_verified_emails(user_id).await;
+        match &result {
+            Ok(_) => {}
+            Err(LookupError::UserGone) => crate::metrics::count("identity", "user_gone"),
+            Err(LookupError::Unavailable(_)) => crate::metrics::count("identity", "users_unavailable"),
+        }
+        result
+    }
+
+    async fn fetch_verified_emails(&self, user_id: &str) -> Result<Vec<EmailKey>, LookupError> {
         if !is_plausible_user_id(user_id) {
             return Err(LookupError::UserGone);
         }
@@ -106,7 +117,16 @@ impl BackendClient {
         }
     }
 
+    /// The signing keys; a failure is counted as `identity`/`jwks_unavailable`.
     pub async fn jwks(&self) -> Result<Jwks, LookupError> {
+        let result = self.fetch_jwks().await;
+        if result.is_err() {
+            crate::metrics::count("identity", "jwks_unavailable");
+        }
+        result
+    }
+
+    async fn fetch_jwks(&self) -> Result<Jwks, LookupError> {
         let response = self.get("/v1/jwks").await?;
         if response.status() != StatusCode::OK {
             return Err(LookupError::Unavailable(format!("jwks endpoint answered {}", response.status().as_u16())));

@@ -2,28 +2,52 @@
 
 use crate::startup::AppState;
 use actix_web::{web, HttpResponse};
+use serde::Serialize;
 use std::time::Duration;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/healthz", web::get().to(healthz)).route("/readyz", web::get().to(readyz));
 }
 
-async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().insert_header(("cache-control", "no-store")).json(serde_json::json!({"status": "ok"}))
+/// The body of both probes.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Status {
+    /// `ok`, `ready` or `unavailable`.
+    status: &'static str,
 }
 
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    operation_id = "healthz",
+    tag = "operations",
+    responses((status = 200, description = "The process answers.", body = Status))
+)]
+async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().insert_header(("cache-control", "no-store")).json(Status { status: "ok" })
+}
+
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    operation_id = "readyz",
+    tag = "operations",
+    responses(
+        (status = 200, description = "The database answers.", body = Status),
+        (status = 503, description = "The database does not answer within 2 s.", body = Status,
+            headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
+    )
+)]
 async fn readyz(state: web::Data<AppState>) -> HttpResponse {
     let check = async {
         let client = state.pool.get().await.ok()?;
         client.query_one("SELECT 1", &[]).await.ok()
     };
     match tokio::time::timeout(Duration::from_secs(2), check).await {
-        Ok(Some(_)) => {
-            HttpResponse::Ok().insert_header(("cache-control", "no-store")).json(serde_json::json!({"status": "ready"}))
-        }
+        Ok(Some(_)) => HttpResponse::Ok().insert_header(("cache-control", "no-store")).json(Status { status: "ready" }),
         _ => HttpResponse::ServiceUnavailable()
             .insert_header(("cache-control", "no-store"))
             .insert_header(("retry-after", "5"))
-            .json(serde_json::json!({"status": "unavailable"})),
+            .json(Status { status: "unavailable" }),
     }
 }

@@ -16,6 +16,8 @@ mod faults;
 mod foundation;
 mod invitations;
 mod log_scan;
+mod metrics;
+mod openapi;
 mod ops;
 mod programs;
 mod queue;

@@ -21,6 +21,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/me/early-access/{slug}", web::get().to(early_access));
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/me/early-access/{slug}",
+    operation_id = "getEarlyAccessContent",
+    tag = "recipient",
+    params(("slug" = String, Path, description = "The program's public slug.", pattern = r"^[a-z0-9-]{3,60}$")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The program's private content.", body = EarlyAccessContent),
+        (status = 404, description = "No active grant of this program bound to the caller, or access is off.", body = shared::ErrorBody),
+    )
+)]
 async fn early_access(state: web::Data<AppState>, user: VerifiedUser, path: web::Path<String>) -> Result<HttpResponse> {
     let slug = Slug::parse(&path.into_inner()).map_err(|_| ApiError::NotFound)?;
     let emails = user.email_strings();

@@ -14,6 +14,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/me/entries", web::get().to(list));
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/me/entries",
+    operation_id = "listOwnEntries",
+    tag = "recipient",
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The caller's entries across programs, found through their verified emails.", body = Vec<OwnEntry>),
+    )
+)]
 async fn list(state: web::Data<AppState>, user: VerifiedUser) -> Result<HttpResponse> {
     let client = state.pool.get().await?;
     let own = signups::own_entries(&client, &user.email_strings(), None).await?;

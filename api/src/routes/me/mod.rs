@@ -3,11 +3,11 @@
 //! user's verified emails first ([`crate::identity::VerifiedUser`]); none requires or
 //! reads a staff row.
 
-mod early_access;
-mod entries;
-mod redeem;
-mod session;
-mod waitlist;
+pub(crate) mod early_access;
+pub(crate) mod entries;
+pub(crate) mod redeem;
+pub(crate) mod session;
+pub(crate) mod waitlist;
 
 use actix_web::web;
 

@@ -31,6 +31,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/me/invitations/redeem", web::post().to(redeem));
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/me/invitations/redeem",
+    operation_id = "redeemInvitation",
+    tag = "recipient",
+    request_body = RedeemRequest,
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The code opened the program: a grant is now active.", body = RedeemResponse),
+        (status = 400, description = "The code is not 43 characters of unpadded base64url (`invalid_code`), or the body is malformed.", body = shared::ErrorBody),
+        (status = 404, description = "Unknown, foreign, unverified, used, revoked or expired code, or no delivery record: one answer for all.", body = shared::ErrorBody),
+        (status = 429, description = "Too many failed attempts for this account or address.", body = shared::ErrorBody, headers(("Retry-After" = u32, description = "Seconds to wait."))),
+    )
+)]
 async fn redeem(
     state: web::Data<AppState>,
     req: HttpRequest,

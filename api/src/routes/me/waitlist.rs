@@ -22,6 +22,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/me/waitlist/{slug}/withdraw", web::post().to(withdraw));
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/me/waitlist/{slug}",
+    operation_id = "getOwnWaitlistStatus",
+    tag = "recipient",
+    params(("slug" = String, Path, description = "The program's public slug.", pattern = r"^[a-z0-9-]{3,60}$")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The caller's entry in the program.", body = OwnWaitlistStatus),
+        (status = 404, description = "No such program, or no entry for any of the caller's verified emails.", body = shared::ErrorBody),
+    )
+)]
 async fn status(state: web::Data<AppState>, user: VerifiedUser, path: web::Path<String>) -> Result<HttpResponse> {
     let slug = Slug::parse(&path.into_inner()).map_err(|_| ApiError::NotFound)?;
     let client = state.pool.get().await?;
@@ -36,6 +48,19 @@ async fn status(state: web::Data<AppState>, user: VerifiedUser, path: web::Path<
     }))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/me/waitlist/{slug}/withdraw",
+    operation_id = "withdrawOwnEntry",
+    tag = "recipient",
+    params(("slug" = String, Path, description = "The program's public slug.", pattern = r"^[a-z0-9-]{3,60}$")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Withdrawn (repeating it answers the same).", body = WithdrawResponse),
+        (status = 404, description = "No such program, or no entry for any of the caller's verified emails.", body = shared::ErrorBody),
+        (status = 409, description = "The entry can no longer be withdrawn (`invalid_transition`).", body = shared::ErrorBody),
+    )
+)]
 async fn withdraw(state: web::Data<AppState>, user: VerifiedUser, path: web::Path<String>) -> Result<HttpResponse> {
     let slug = Slug::parse(&path.into_inner()).map_err(|_| ApiError::NotFound)?;
     let emails = user.email_strings();

@@ -21,6 +21,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 const MAX_BODY_CHARS: usize = 20_000;
 
 /// 404 until the first write.
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs/{id}/content",
+    operation_id = "getContent",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The program's private content.", body = Content),
+        (status = 404, description = "No content yet, or no such program for this owner.", body = shared::ErrorBody),
+    )
+)]
 async fn get(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>) -> Result<HttpResponse> {
     let program_id = path.into_inner();
     let row = db::transaction(&state.pool, async |tx| {
@@ -31,6 +43,20 @@ async fn get(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>
     Ok(HttpResponse::Ok().json(Content::from(row)))
 }
 
+#[utoipa::path(
+    put,
+    path = "/api/owner/programs/{id}/content",
+    operation_id = "putContent",
+    tag = "owner",
+    request_body = PutContentRequest,
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The new revision.", body = Content),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "Stale revision (`stale_revision`).", body = shared::ErrorBody),
+    )
+)]
 async fn put(
     state: web::Data<AppState>,
     session: Session,

@@ -35,6 +35,20 @@ fn answer(id: Uuid, state: &str) -> HttpResponse {
     HttpResponse::Ok().json(EntryStateResponse { id, state: state.to_owned() })
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/owner/programs/{id}/entries/{entryId}/select",
+    operation_id = "selectEntry",
+    tag = "owner",
+    request_body = SelectRequest,
+    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Selected.", body = EntryStateResponse),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "The entry is not waiting (`invalid_transition`).", body = shared::ErrorBody),
+    )
+)]
 async fn select(
     state: web::Data<AppState>,
     session: Session,
@@ -53,6 +67,20 @@ async fn select(
     Ok(answer(entry_id, "selected"))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/owner/programs/{id}/entries/{entryId}/decline",
+    operation_id = "declineEntry",
+    tag = "owner",
+    request_body = DeclineRequest,
+    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Declined.", body = EntryStateResponse),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "The entry cannot be declined now (`invalid_transition`).", body = shared::ErrorBody),
+    )
+)]
 async fn decline(
     state: web::Data<AppState>,
     session: Session,
@@ -72,6 +100,20 @@ async fn decline(
 }
 
 /// Repeating it answers the same, without a second event (as for the applicant).
+#[utoipa::path(
+    post,
+    path = "/api/owner/programs/{id}/entries/{entryId}/withdraw",
+    operation_id = "withdrawEntry",
+    tag = "owner",
+    request_body = OwnerWithdrawRequest,
+    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Withdrawn (repeating it answers the same).", body = EntryStateResponse),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "The entry cannot be withdrawn (`invalid_transition`).", body = shared::ErrorBody),
+    )
+)]
 async fn withdraw(
     state: web::Data<AppState>,
     session: Session,
@@ -90,6 +132,19 @@ async fn withdraw(
 }
 
 /// Selects the first `count` waiting entries in queue order, in one transaction.
+#[utoipa::path(
+    post,
+    path = "/api/owner/programs/{id}/entries/select-bulk",
+    operation_id = "selectEntries",
+    tag = "owner",
+    request_body = BulkSelectRequest,
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The entries now selected, in queue order.", body = BulkSelectResponse),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn select_bulk(
     state: web::Data<AppState>,
     session: Session,

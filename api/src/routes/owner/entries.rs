@@ -39,11 +39,13 @@ pub(super) fn page_limit(limit: Option<i64>) -> Result<i64> {
 }
 
 /// The query string of the plain listing: no search text (see the module policy).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 struct PageQuery {
     state: Option<String>,
     cursor: Option<String>,
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
 }
 
@@ -65,6 +67,18 @@ impl TryFrom<ListQuery> for Filter {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs/{id}/entries",
+    operation_id = "listEntries",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The program id."), PageQuery),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "One page of the queue.", body = EntryPage),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn list(
     state: web::Data<AppState>,
     session: Session,
@@ -75,6 +89,19 @@ async fn list(
     page(state, session, path.into_inner(), ListQuery { state: filter_state, cursor, limit, q: None }).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/owner/programs/{id}/entries/search",
+    operation_id = "searchEntries",
+    tag = "owner",
+    request_body = shared::api::EntrySearch,
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "One page of the queue, filtered by the email fragment too.", body = EntryPage),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn search(
     state: web::Data<AppState>,
     session: Session,
@@ -115,6 +142,18 @@ async fn page(
     Ok(HttpResponse::Ok().json(EntryPage { entries, next_cursor }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs/{id}/entries/{entryId}",
+    operation_id = "getEntry",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The entry, its notice snapshot, invitations (never a code), grant and events.", body = EntryDetail),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
     let body = db::transaction(&state.pool, async |tx| {

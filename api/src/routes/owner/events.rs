@@ -19,10 +19,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/owner/programs/{id}/events", web::get().to(list));
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 struct EventQuery {
     cursor: Option<String>,
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
 }
 
@@ -35,6 +37,18 @@ fn decode_cursor(s: &str) -> Option<i64> {
     Some(i64::from_be_bytes(bytes)).filter(|id| *id >= 0)
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs/{id}/events",
+    operation_id = "listEvents",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The program id."), EventQuery),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Audit events in id order.", body = EventPage),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn list(
     state: web::Data<AppState>,
     session: Session,

@@ -35,6 +35,18 @@ pub(super) fn csv_response(mut builder: HttpResponseBuilder, filename: &str, bod
         .body(body)
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs/{id}/entries.csv",
+    operation_id = "exportEntries",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at (formula-neutralized).", content_type = "text/csv", body = String),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn export(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>) -> Result<HttpResponse> {
     let program_id = path.into_inner();
     let rows = db::transaction(&state.pool, async |tx| {

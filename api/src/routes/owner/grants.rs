@@ -19,6 +19,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/owner/grants/{id}/revoke", web::post().to(revoke));
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/owner/grants/{id}/revoke",
+    operation_id = "revokeGrant",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The grant id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The grant, now inactive; the entry is revoked.", body = Grant),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "The grant is already inactive (`invalid_transition`).", body = shared::ErrorBody),
+    )
+)]
 async fn revoke(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>) -> Result<HttpResponse> {
     let id = path.into_inner();
     let grant = db::transaction(&state.pool, async |tx| {

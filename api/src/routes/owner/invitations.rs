@@ -59,6 +59,21 @@ enum Issued {
     Replayed(InvitationRow),
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/owner/programs/{id}/entries/{entryId}/invitations",
+    operation_id = "issueInvitation",
+    tag = "owner",
+    request_body = IssueInvitationRequest,
+    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 201, description = "Issued: the only response that ever holds the code.", body = IssuedInvitation),
+        (status = 200, description = "The same key and binding again: the invitation, without the code.", body = IssuedInvitation),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "Key bound to other fields, entry not selected, expiry out of range, or no seat available.", body = shared::ErrorBody),
+    )
+)]
 async fn issue(
     state: web::Data<AppState>,
     session: Session,
@@ -115,6 +130,20 @@ fn attestation_text(s: &str, max: usize) -> Result<&str> {
     Ok(s)
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/owner/invitations/{id}/delivery-record",
+    operation_id = "recordDelivery",
+    tag = "owner",
+    request_body = DeliveryRecordRequest,
+    params(("id" = Uuid, Path, description = "The invitation id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The invitation with its delivery record.", body = Invitation),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "Already recorded, or the invitation is not issued or has expired.", body = shared::ErrorBody),
+    )
+)]
 async fn delivery_record(
     state: web::Data<AppState>,
     session: Session,
@@ -153,6 +182,19 @@ async fn delivery_record(
 }
 
 /// Issued → revoked, and the entry back to `selected` (a reissue needs a new key).
+#[utoipa::path(
+    post,
+    path = "/api/owner/invitations/{id}/revoke",
+    operation_id = "revokeInvitation",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The invitation id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Revoked; the entry is selected again.", body = Invitation),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "The invitation is not issued (`invalid_transition`).", body = shared::ErrorBody),
+    )
+)]
 async fn revoke(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>) -> Result<HttpResponse> {
     let id = path.into_inner();
     let invitation = db::transaction(&state.pool, async |tx| {
@@ -197,6 +239,21 @@ fn sorted_entry_ids(ids: &[Uuid]) -> Result<Vec<Uuid>> {
 }
 
 /// Issues invitations to every listed entry or to none; the codes come back once, as CSV.
+#[utoipa::path(
+    post,
+    path = "/api/owner/programs/{id}/invitations/bulk",
+    operation_id = "issueInvitations",
+    tag = "owner",
+    request_body = BulkIssueRequest,
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 201, description = "Issued to every listed entry: entry_id,email,code,expires_at as CSV, the only time the codes are shown.", content_type = "text/csv", body = String),
+        (status = 200, description = "The same key and binding again: what the batch created, without codes.", body = BulkIssueReceipt),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "Key bound to other fields, an entry not selected, expiry out of range, or not enough seats.", body = shared::ErrorBody),
+    )
+)]
 async fn issue_bulk(
     state: web::Data<AppState>,
     session: Session,

@@ -2,17 +2,17 @@
 //! workspace, read fresh after the workspace lock. A non-owner, a revoked owner and an
 //! owner of another workspace all get the same 404 as an absent object.
 
-mod content;
-mod decisions;
-mod entries;
-mod events;
-mod export;
-mod grants;
+pub(crate) mod content;
+pub(crate) mod decisions;
+pub(crate) mod entries;
+pub(crate) mod events;
+pub(crate) mod export;
+pub(crate) mod grants;
 pub mod guard;
-mod invitations;
-mod notices;
-mod programs;
-mod workspaces;
+pub(crate) mod invitations;
+pub(crate) mod notices;
+pub(crate) mod programs;
+pub(crate) mod workspaces;
 
 use actix_web::web;
 

@@ -31,6 +31,20 @@ impl TryFrom<PublishNoticeRequest> for NewNotice {
     }
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/owner/programs/{id}/notices",
+    operation_id = "publishNotice",
+    tag = "owner",
+    request_body = PublishNoticeRequest,
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 201, description = "The new notice version.", body = shared::api::Notice),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "The purpose differs from the program's (`purpose_mismatch`).", body = shared::ErrorBody),
+    )
+)]
 async fn publish(
     state: web::Data<AppState>,
     session: Session,

@@ -103,6 +103,19 @@ async fn view(client: &impl GenericClient, p: &ProgramRow) -> Result<Program> {
 }
 
 /// Creates a closed program without notice or content, under the workspace lock.
+#[utoipa::path(
+    post,
+    path = "/api/owner/programs",
+    operation_id = "createProgram",
+    tag = "owner",
+    request_body = CreateProgramRequest,
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 201, description = "The new program: closed, without notice or content.", body = Program),
+        (status = 404, description = "No such workspace, or the caller does not own it.", body = shared::ErrorBody),
+        (status = 409, description = "The slug is taken (`slug_taken`).", body = shared::ErrorBody),
+    )
+)]
 async fn create(
     state: web::Data<AppState>,
     session: Session,
@@ -122,6 +135,18 @@ async fn create(
     Ok(HttpResponse::Created().json(program))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs",
+    operation_id = "listPrograms",
+    tag = "owner",
+    params(ProgramListQuery),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The workspace's programs.", body = Vec<Program>),
+        (status = 404, description = "No such workspace, or the caller does not own it.", body = shared::ErrorBody),
+    )
+)]
 async fn list(
     state: web::Data<AppState>,
     session: Session,
@@ -140,6 +165,18 @@ async fn list(
     Ok(HttpResponse::Ok().json(body))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs/{id}",
+    operation_id = "getProgram",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The program with its revision, caps, counts and current notice.", body = Program),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn read(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>) -> Result<HttpResponse> {
     let id = path.into_inner();
     let body = db::transaction(&state.pool, async |tx| {
@@ -153,6 +190,20 @@ async fn read(state: web::Data<AppState>, session: Session, path: web::Path<Uuid
 /// Applies the owner's changes to the revision they saw. Opening signup needs a notice,
 /// enabling access needs content, and the seat cap never drops below seats in use.
 /// Lowering the queue or hour cap keeps every existing entry.
+#[utoipa::path(
+    patch,
+    path = "/api/owner/programs/{id}",
+    operation_id = "updateProgram",
+    tag = "owner",
+    request_body = PatchProgramRequest,
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The program after the change.", body = Program),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+        (status = 409, description = "Stale revision, no notice to open with, no content to enable, or a seat cap below seats in use.", body = shared::ErrorBody),
+    )
+)]
 async fn patch(
     state: web::Data<AppState>,
     session: Session,
@@ -232,6 +283,18 @@ fn changes(before: &Settings, after: &Settings, revision: i64) -> Vec<(&'static 
 
 /// The dashboard's numbers. The owner check holds the workspace `FOR SHARE`; the counts
 /// are read without the program lock, so a large queue never stalls admissions.
+#[utoipa::path(
+    get,
+    path = "/api/owner/programs/{id}/stats",
+    operation_id = "getProgramStats",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The program id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Admissions per recent UTC hour and entries per state.", body = ProgramStats),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn stats(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>) -> Result<HttpResponse> {
     let id = path.into_inner();
     let body = db::transaction(&state.pool, async |tx| {

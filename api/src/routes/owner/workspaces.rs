@@ -15,6 +15,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// The caller's active workspaces; 404 (not an empty list) when they own none.
+#[utoipa::path(
+    get,
+    path = "/api/owner/workspaces",
+    operation_id = "listWorkspaces",
+    tag = "owner",
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The caller's active workspaces.", body = Vec<Workspace>),
+        (status = 404, description = "The caller owns no active workspace.", body = shared::ErrorBody),
+    )
+)]
 async fn list(state: web::Data<AppState>, session: Session) -> Result<HttpResponse> {
     let client = state.pool.get().await?;
     let workspaces = staff::owned_workspaces(&**client, &session.user_id).await?;
@@ -25,6 +36,18 @@ async fn list(state: web::Data<AppState>, session: Session) -> Result<HttpRespon
     Ok(HttpResponse::Ok().json(body))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/owner/workspaces/{id}/owners",
+    operation_id = "listOwners",
+    tag = "owner",
+    params(("id" = Uuid, Path, description = "The workspace id.")),
+    security(("bearer" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Current owners and the membership history.", body = OwnersResponse),
+        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
+    )
+)]
 async fn owners(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>) -> Result<HttpResponse> {
     let workspace_id = path.into_inner();
     let body = db::transaction(&state.pool, async |tx| {

@@ -8,6 +8,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/config", web::get().to(config));
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/config",
+    operation_id = "getConfig",
+    tag = "public",
+    responses(
+        (status = 200, description = "Which sign-in the SPA should use.", body = ConfigResponse),
+    )
+)]
 async fn config(state: web::Data<AppState>) -> HttpResponse {
     let s = &state.settings;
     let body = ConfigResponse {

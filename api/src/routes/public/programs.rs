@@ -14,6 +14,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/public/programs/{slug}", web::get().to(read));
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/public/programs/{slug}",
+    operation_id = "getPublicProgram",
+    tag = "public",
+    params(("slug" = String, Path, description = "The program's public slug.", pattern = r"^[a-z0-9-]{3,60}$")),
+    responses(
+        (status = 200, description = "The program and its current notice.", body = PublicProgram),
+        (status = 404, description = "Unknown slug, inactive workspace or no notice published.", body = shared::ErrorBody),
+    )
+)]
 async fn read(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse> {
     let slug = Slug::parse(&path.into_inner()).map_err(|_| ApiError::NotFound)?;
     let client = state.pool.get().await?;

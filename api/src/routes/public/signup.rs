@@ -42,6 +42,20 @@ impl TryFrom<SignupRequest> for NewSignup {
 
 const RATE_WINDOW_SECS: i32 = 60;
 
+#[utoipa::path(
+    post,
+    path = "/api/public/programs/{slug}/signups",
+    operation_id = "signUp",
+    tag = "public",
+    request_body = SignupRequest,
+    params(("slug" = String, Path, description = "The program's public slug.", pattern = r"^[a-z0-9-]{3,60}$")),
+    responses(
+        (status = 202, description = "Received: the same answer for a new email, a known one and a replayed key.", body = SignupResponse),
+        (status = 404, description = "Unknown slug or no notice published.", body = shared::ErrorBody),
+        (status = 409, description = "The key is bound to other fields, or the form is closed, the notice outdated or `permission` not `true`.", body = shared::ErrorBody),
+        (status = 429, description = "A queue or hourly cap is reached, or too many new attempts from this address.", body = shared::ErrorBody, headers(("Retry-After" = u32, description = "Seconds to wait."))),
+    )
+)]
 async fn signup(
     state: web::Data<AppState>,
     req: HttpRequest,

@@ -22,6 +22,8 @@ pub struct TestApp {
     pub clerk: ClerkDev,
     pub http: reqwest::Client,
     pub settings: Settings,
+    /// The `/metrics` listener's base URL, when the test set `metrics_addr`.
+    pub metrics: Option<String>,
 }
 
 pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
@@ -61,9 +63,10 @@ impl TestApp {
         adjust(&mut settings);
         let app = Application::build(settings.clone()).await.expect("server builds");
         let base = format!("http://127.0.0.1:{}", app.port());
+        let metrics = app.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
         tokio::spawn(app.run());
         let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-        TestApp { base, db_url, clerk, http, settings }
+        TestApp { base, db_url, clerk, http, settings, metrics }
     }
 
     /// A direct database connection for arranging and asserting.

@@ -1,0 +1,258 @@
+//! The OpenAPI document of the HTTP API, served at `GET /api/openapi.json` and built
+//! from the code: each handler carries its `#[utoipa::path]` (method, path, body,
+//! parameters, its own answers), the schemas are the `shared::api` wire types, and
+//! [`EdgeAnswers`] adds, by one rule per guard, the answers that come from the edge
+//! rather than from a handler (body limits, Origin, session, CSRF, unparsable path ids,
+//! unavailable dependencies), so they are stated once where they are decided.
+
+use crate::routes::{health, me, owner, public};
+use actix_web::HttpResponse;
+use std::sync::OnceLock;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::{HttpMethod, Operation, ParameterBuilder, ParameterIn};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{
+    ContentBuilder, ObjectBuilder, OpenApi as Document, Ref, RefOr, Required, Response, ResponseBuilder, Type,
+};
+use utoipa::{Modify, OpenApi};
+
+/// The security requirement of signed-in routes: a Clerk session token in either place.
+pub const SIGNED_IN: &str = "bearer";
+pub const SESSION_COOKIE: &str = "session_cookie";
+
+const DESCRIPTION: &str = "Vestibule: a self-hosted waitlist and controlled early-access service.\n\n\
+Every JSON body is `application/json` (else 415), at most 32 KiB (413), with known fields only (400). \
+Every error is `{\"error\":{\"code\",\"message\"}}` (schema `ErrorBody`); every `/api` response is \
+`Cache-Control: private, no-store`.\n\n\
+**Origin.** Every mutating request (POST, PUT, PATCH) must carry an `Origin` header equal to one of the \
+server's `APP_ORIGINS`; a missing, foreign or `null` origin is 403 `origin_rejected` before any route runs. \
+This includes the public signup.\n\n\
+**Signing in.** Recipient (`/api/me/...`) and owner (`/api/owner/...`) routes need a Clerk session token, \
+as `Authorization: Bearer <jwt>` or in the `__session` cookie (401 otherwise). Signed-in mutations also \
+need `X-CSRF-Token` equal to the `csrfToken` from `GET /api/me` (403 `csrf_rejected` otherwise). Owner \
+routes answer a non-owner with the same 404 as an absent object.";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Vestibule API", description = DESCRIPTION, license(name = "MIT")),
+    paths(
+        health::healthz,
+        health::readyz,
+        serve,
+        public::config::config,
+        public::programs::read,
+        public::signup::signup,
+        me::session::me,
+        me::entries::list,
+        me::waitlist::status,
+        me::waitlist::withdraw,
+        me::redeem::redeem,
+        me::early_access::early_access,
+        owner::workspaces::list,
+        owner::workspaces::owners,
+        owner::programs::create,
+        owner::programs::list,
+        owner::programs::read,
+        owner::programs::patch,
+        owner::programs::stats,
+        owner::notices::publish,
+        owner::entries::list,
+        owner::entries::search,
+        owner::entries::detail,
+        owner::export::export,
+        owner::decisions::select_bulk,
+        owner::decisions::select,
+        owner::decisions::decline,
+        owner::decisions::withdraw,
+        owner::invitations::issue,
+        owner::invitations::issue_bulk,
+        owner::invitations::delivery_record,
+        owner::invitations::revoke,
+        owner::grants::revoke,
+        owner::content::get,
+        owner::content::put,
+        owner::events::list,
+    ),
+    components(schemas(shared::ErrorBody)),
+    modifiers(&EdgeAnswers),
+    tags(
+        (name = "operations", description = "Liveness, readiness and this document."),
+        (name = "public", description = "No session: the signup form and its notice."),
+        (name = "recipient", description = "A signed-in user acting on their own entries, codes and content."),
+        (name = "owner", description = "A signed-in owner of an active workspace."),
+    )
+)]
+pub struct ApiDoc;
+
+/// The document, built once.
+pub fn document() -> &'static str {
+    static JSON: OnceLock<String> = OnceLock::new();
+    JSON.get_or_init(|| ApiDoc::openapi().to_json().expect("the OpenAPI document serializes"))
+}
+
+/// This document.
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    operation_id = "getOpenApi",
+    tag = "operations",
+    responses((status = 200, description = "The OpenAPI document of this API.", body = Object))
+)]
+pub async fn serve() -> HttpResponse {
+    HttpResponse::Ok().content_type("application/json").body(document())
+}
+
+/// The answers of the guards every request passes before its handler, each added to the
+/// operations it applies to (never replacing what a handler documents itself):
+/// * a JSON request body: 400 malformed/out of bounds, 413 too large, 415 not JSON;
+/// * query parameters: 400 when they do not parse;
+/// * path parameters: 404 when one does not parse (an id that is not a UUID names nothing);
+/// * a mutating method: 403 for a missing or foreign `Origin` (and, signed in, a bad CSRF token),
+///   plus the `X-CSRF-Token` header parameter when signed in;
+/// * signed in: 401 without a valid session token;
+/// * under `/api` except the two routes that read only settings: 503 when the database
+///   or the identity provider is unavailable.
+struct EdgeAnswers;
+
+const NO_DEPENDENCY: &[&str] = &["getOpenApi", "getConfig"];
+
+impl Modify for EdgeAnswers {
+    fn modify(&self, doc: &mut Document) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            SIGNED_IN,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some("A Clerk session token (RS256) in `Authorization: Bearer`."))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            SESSION_COOKIE,
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                "__session",
+                "The same Clerk session token in the `__session` cookie (read when there is no Authorization header).",
+            ))),
+        );
+        for (name, response) in edge_responses() {
+            components.responses.insert(name.to_owned(), RefOr::T(response));
+        }
+        for (path, item) in doc.paths.paths.iter_mut() {
+            let under_api = path.starts_with("/api/");
+            let operations = [
+                (HttpMethod::Get, &mut item.get),
+                (HttpMethod::Post, &mut item.post),
+                (HttpMethod::Put, &mut item.put),
+                (HttpMethod::Patch, &mut item.patch),
+                (HttpMethod::Delete, &mut item.delete),
+            ];
+            for (method, operation) in operations {
+                if let Some(operation) = operation {
+                    add_edge_answers(operation, method != HttpMethod::Get, under_api);
+                }
+            }
+        }
+    }
+}
+
+fn add_edge_answers(op: &mut Operation, mutating: bool, under_api: bool) {
+    let signed_in = op.security.as_ref().is_some_and(|s| !s.is_empty());
+    let params = op.parameters.as_deref().unwrap_or_default();
+    let has_query = params.iter().any(|p| p.parameter_in == ParameterIn::Query);
+    let has_path = params.iter().any(|p| p.parameter_in == ParameterIn::Path);
+    let mut add = |status: &str, name: &str| {
+        op.responses.responses.entry(status.to_owned()).or_insert_with(|| RefOr::Ref(Ref::from_response_name(name)));
+    };
+    if op.request_body.is_some() {
+        add("400", "BadRequest");
+        add("413", "PayloadTooLarge");
+        add("415", "UnsupportedMediaType");
+    }
+    if has_query {
+        add("400", "BadRequest");
+    }
+    if has_path {
+        add("404", "NotFound");
+    }
+    if mutating {
+        add("403", "Forbidden");
+    }
+    if signed_in {
+        add("401", "SignedOut");
+    }
+    let operation_id = op.operation_id.as_deref().unwrap_or_default();
+    if under_api && !NO_DEPENDENCY.contains(&operation_id) {
+        add("503", "Unavailable");
+    }
+    if mutating && signed_in {
+        let csrf = ParameterBuilder::new()
+            .name("X-CSRF-Token")
+            .parameter_in(ParameterIn::Header)
+            .required(Required::True)
+            .description(Some("The `csrfToken` of `GET /api/me`, bound to this session."))
+            .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+            .build();
+        op.parameters.get_or_insert_with(Vec::new).push(csrf);
+    }
+}
+
+fn error_response(description: &str) -> ResponseBuilder {
+    ResponseBuilder::new()
+        .description(description)
+        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
+}
+
+fn retry_after() -> utoipa::openapi::header::Header {
+    HeaderBuilder::new()
+        .schema(ObjectBuilder::new().schema_type(Type::Integer))
+        .description(Some("Seconds to wait before retrying."))
+        .build()
+}
+
+fn edge_responses() -> [(&'static str, Response); 7] {
+    [
+        ("BadRequest", error_response("Malformed body or query, or a field out of bounds.").build()),
+        (
+            "SignedOut",
+            error_response("No valid session token (`signed_out`), or the provider no longer knows the user.")
+                .header("WWW-Authenticate", HeaderBuilder::new().schema(ObjectBuilder::new()).build())
+                .build(),
+        ),
+        (
+            "Forbidden",
+            error_response("A missing, foreign or `null` `Origin` (`origin_rejected`), or a missing or wrong `X-CSRF-Token` (`csrf_rejected`).")
+                .build(),
+        ),
+        ("NotFound", error_response("Absent, foreign, revoked or not permitted: one shape for all.").build()),
+        ("PayloadTooLarge", error_response("The body is larger than 32 KiB.").build()),
+        ("UnsupportedMediaType", error_response("The body is not `application/json`.").build()),
+        (
+            "Unavailable",
+            error_response("The database or the identity provider is unavailable; safe to retry.")
+                .header("Retry-After", retry_after())
+                .build(),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operation_ids_are_unique_and_every_operation_answers_errors_in_the_error_body() {
+        let doc: serde_json::Value = serde_json::from_str(document()).unwrap();
+        if let Ok(path) = std::env::var("OPENAPI_DUMP") {
+            std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                let id = op["operationId"].as_str().unwrap_or_else(|| panic!("{method} {path} has no operationId"));
+                assert!(ids.insert(id.to_owned()), "duplicate operationId {id}");
+            }
+        }
+    }
+}
