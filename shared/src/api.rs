@@ -373,3 +373,75 @@ pub struct OwnersResponse {
 pub const SELECT_REASONS: &[&str] = &["meets_policy", "priority_group", "capacity_available", "owner_discretion"];
 pub const DECLINE_REASONS: &[&str] = &["not_eligible", "duplicate_person", "capacity_reached", "owner_discretion"];
 pub const WITHDRAW_BASES: &[&str] = &["applicant_request", "owner_policy", "retention_expiry"];
+
+// ---------------------------------------------------------------- owner dashboard
+
+/// One UTC hour of admissions (`intake_hours`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntakeHour {
+    pub bucket_start: Timestamp,
+    pub admitted: i64,
+}
+
+/// `GET /api/owner/programs/{id}/stats`: the last 48 UTC hours that admitted anyone,
+/// oldest first, and how many entries are in each state (every state is present).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgramStats {
+    pub intake_hours: Vec<IntakeHour>,
+    pub states: std::collections::BTreeMap<String, i64>,
+}
+
+/// `GET /api/owner/programs?workspaceId=`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProgramListQuery {
+    pub workspace_id: Uuid,
+}
+
+// ---------------------------------------------------------------- owner bulk actions (§6.4, issue 4)
+
+/// Most entries one bulk selection may move from waiting to selected.
+pub const BULK_SELECT_MAX: i32 = 1000;
+/// Most entries one bulk issue may name (keeps the body well under 32 KiB).
+pub const BULK_ISSUE_MAX: usize = 500;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BulkSelectRequest {
+    /// How many waiting entries to select, first in queue order (1–[`BULK_SELECT_MAX`]).
+    pub count: i32,
+    pub reason_code: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BulkSelectResponse {
+    /// The entries now selected, in queue order (fewer than asked when fewer were waiting).
+    pub selected: Vec<Uuid>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BulkIssueRequest {
+    pub request_key: Uuid,
+    /// Distinct selected entries of the program (1–[`BULK_ISSUE_MAX`]).
+    pub entry_ids: Vec<Uuid>,
+    pub expires_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BulkIssuedInvitation {
+    pub entry_id: Uuid,
+    pub invitation: Invitation,
+}
+
+/// The answer to a replayed bulk issue: what the batch created, never the codes
+/// (those were in the one CSV response).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BulkIssueReceipt {
+    pub batch_id: Uuid,
+    pub invitations: Vec<BulkIssuedInvitation>,
+}

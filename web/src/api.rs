@@ -3,6 +3,9 @@
 //! on a 401 and retry, and every signed-in mutation carries the `X-CSRF-Token` header;
 //! nothing here logs a request or response body.
 
+use std::future::Future;
+use std::pin::Pin;
+
 use gloo_net::http::{Method, RequestBuilder};
 use serde::{de::DeserializeOwned, Serialize};
 use shared::api::MeResponse;
@@ -63,74 +66,59 @@ enum Caller {
     Session,
 }
 
+/// The one request shape every helper below funnels into.
+struct Call {
+    method: Method,
+    path: String,
+    body: Option<String>,
+    caller: Caller,
+    accept: &'static str,
+}
+
+/// Boxed so that the request logic exists once in the bundle, not once per response type.
+type Pending = Pin<Box<dyn Future<Output = Result<String, ApiError>>>>;
+
+const JSON: &str = "application/json";
+const CSV: &str = "text/csv";
+
 /// Signed-in GET of a JSON resource.
-pub async fn get<T: DeserializeOwned>(path: impl AsRef<str>) -> Result<T, ApiError> {
-    decode(call(Method::GET, path.as_ref(), None, Caller::Session, JSON).await?)
+pub async fn get<T: DeserializeOwned>(path: impl Into<String>) -> Result<T, ApiError> {
+    decode(call(Call { method: Method::GET, path: path.into(), body: None, caller: Caller::Session, accept: JSON }).await?)
 }
 
 /// Anonymous GET (public pages, `/api/config`): no refresh on 401.
-pub async fn get_public<T: DeserializeOwned>(path: impl AsRef<str>) -> Result<T, ApiError> {
-    decode(call(Method::GET, path.as_ref(), None, Caller::Anonymous, JSON).await?)
+pub async fn get_public<T: DeserializeOwned>(path: impl Into<String>) -> Result<T, ApiError> {
+    decode(call(Call { method: Method::GET, path: path.into(), body: None, caller: Caller::Anonymous, accept: JSON }).await?)
 }
 
 /// Signed-in POST with a JSON body and the CSRF header.
-pub async fn post<B: Serialize, T: DeserializeOwned>(
-    path: impl AsRef<str>,
-    body: &B,
-) -> Result<T, ApiError> {
-    send(Method::POST, path.as_ref(), body).await
+pub async fn post<B: Serialize, T: DeserializeOwned>(path: impl Into<String>, body: &B) -> Result<T, ApiError> {
+    decode(call(with_body(Method::POST, path.into(), body, Caller::Session, JSON)?).await?)
 }
 
 /// Signed-in PATCH with a JSON body and the CSRF header.
-pub async fn patch<B: Serialize, T: DeserializeOwned>(
-    path: impl AsRef<str>,
-    body: &B,
-) -> Result<T, ApiError> {
-    send(Method::PATCH, path.as_ref(), body).await
+pub async fn patch<B: Serialize, T: DeserializeOwned>(path: impl Into<String>, body: &B) -> Result<T, ApiError> {
+    decode(call(with_body(Method::PATCH, path.into(), body, Caller::Session, JSON)?).await?)
 }
 
 /// Signed-in PUT with a JSON body and the CSRF header.
-pub async fn put<B: Serialize, T: DeserializeOwned>(
-    path: impl AsRef<str>,
-    body: &B,
-) -> Result<T, ApiError> {
-    send(Method::PUT, path.as_ref(), body).await
+pub async fn put<B: Serialize, T: DeserializeOwned>(path: impl Into<String>, body: &B) -> Result<T, ApiError> {
+    decode(call(with_body(Method::PUT, path.into(), body, Caller::Session, JSON)?).await?)
 }
 
 /// Anonymous POST (the public signup): no session, no CSRF token.
-pub async fn post_public<B: Serialize, T: DeserializeOwned>(
-    path: impl AsRef<str>,
-    body: &B,
-) -> Result<T, ApiError> {
-    let body = serde_json::to_string(body).map_err(|_| ApiError::unexpected(0))?;
-    decode(
-        call(
-            Method::POST,
-            path.as_ref(),
-            Some(body),
-            Caller::Anonymous,
-            JSON,
-        )
-        .await?,
-    )
+pub async fn post_public<B: Serialize, T: DeserializeOwned>(path: impl Into<String>, body: &B) -> Result<T, ApiError> {
+    decode(call(with_body(Method::POST, path.into(), body, Caller::Anonymous, JSON)?).await?)
 }
 
 /// Signed-in GET of a text resource (CSV exports).
-pub async fn get_text(path: impl AsRef<str>) -> Result<String, ApiError> {
-    call(Method::GET, path.as_ref(), None, Caller::Session, CSV).await
+pub async fn get_text(path: impl Into<String>) -> Result<String, ApiError> {
+    call(Call { method: Method::GET, path: path.into(), body: None, caller: Caller::Session, accept: CSV }).await
 }
 
 /// Signed-in POST answered with text (bulk invitation CSV).
-pub async fn post_text<B: Serialize>(path: impl AsRef<str>, body: &B) -> Result<String, ApiError> {
-    let body = serde_json::to_string(body).map_err(|_| ApiError::unexpected(0))?;
-    call(
-        Method::POST,
-        path.as_ref(),
-        Some(body),
-        Caller::Session,
-        CSV,
-    )
-    .await
+pub async fn post_text<B: Serialize>(path: impl Into<String>, body: &B) -> Result<String, ApiError> {
+    call(with_body(Method::POST, path.into(), body, Caller::Session, CSV)?).await
 }
 
 /// `GET /api/me` with one refresh on 401. Used by [`auth`] to learn the CSRF token; kept
@@ -146,62 +134,40 @@ pub async fn fetch_me() -> Result<MeResponse, ApiError> {
     }
 }
 
-const JSON: &str = "application/json";
-const CSV: &str = "text/csv";
-
-async fn send<B: Serialize, T: DeserializeOwned>(
-    method: Method,
-    path: &str,
-    body: &B,
-) -> Result<T, ApiError> {
+fn with_body<B: Serialize>(method: Method, path: String, body: &B, caller: Caller, accept: &'static str) -> Result<Call, ApiError> {
     let body = serde_json::to_string(body).map_err(|_| ApiError::unexpected(0))?;
-    decode(call(method, path, Some(body), Caller::Session, JSON).await?)
+    Ok(Call { method, path, body: Some(body), caller, accept })
 }
 
-async fn call(
-    method: Method,
-    path: &str,
-    body: Option<String>,
-    caller: Caller,
-    accept: &str,
-) -> Result<String, ApiError> {
-    let signed_in = caller == Caller::Session;
-    let mutating = method != Method::GET;
-    let (mut refreshed, mut new_token) = (false, false);
-    loop {
-        let csrf = if signed_in && mutating {
-            Some(auth::csrf_token().await?)
-        } else {
-            None
-        };
-        let (status, text) = fetch(
-            method.clone(),
-            path,
-            body.as_deref(),
-            csrf.as_deref(),
-            accept,
-        )
-        .await?;
-        match status {
-            200..=299 => return Ok(text),
-            401 if signed_in && !refreshed => {
-                refreshed = true;
-                if auth::refresh().await {
+fn call(c: Call) -> Pending {
+    Box::pin(async move {
+        let signed_in = c.caller == Caller::Session;
+        let mutating = c.method != Method::GET;
+        let (mut refreshed, mut new_token) = (false, false);
+        loop {
+            let csrf = if signed_in && mutating { Some(auth::csrf_token().await?) } else { None };
+            let (status, text) = fetch(c.method.clone(), &c.path, c.body.as_deref(), csrf.as_deref(), c.accept).await?;
+            match status {
+                200..=299 => return Ok(text),
+                401 if signed_in && !refreshed => {
+                    refreshed = true;
+                    if auth::refresh().await {
+                        continue;
+                    }
+                    auth::mark_signed_out();
+                }
+                401 if signed_in => auth::mark_signed_out(),
+                // A token from before a refresh-sign-in: learn the current one, try once more.
+                403 if csrf.is_some() && !new_token => {
+                    new_token = true;
+                    auth::forget_csrf();
                     continue;
                 }
-                auth::mark_signed_out();
+                _ => {}
             }
-            401 if signed_in => auth::mark_signed_out(),
-            // A token from before a refresh-sign-in: learn the current one, try once more.
-            403 if csrf.is_some() && !new_token => {
-                new_token = true;
-                auth::forget_csrf();
-                continue;
-            }
-            _ => {}
+            return Err(error_from(status, &text));
         }
-        return Err(error_from(status, &text));
-    }
+    })
 }
 
 async fn fetch(

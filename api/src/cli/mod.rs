@@ -2,6 +2,8 @@
 //! owner maintenance channel. Every command reads the same environment as the server.
 
 mod owner;
+pub mod redact;
+pub mod verify;
 
 use crate::config::Settings;
 use clap::{Parser, Subcommand};
@@ -23,6 +25,16 @@ enum Command {
     /// Owner membership maintenance, audited in staff_admin_events.
     #[command(subcommand)]
     Owner(owner::OwnerCommand),
+    /// Check a database (e.g. a restored backup) for intact links and history.
+    Verify,
+    /// Replace emails of withdrawn/declined entries last changed before a date with tombstones.
+    Redact {
+        #[arg(long)]
+        program: uuid::Uuid,
+        /// Cutoff: YYYY-MM-DD (midnight UTC) or an RFC 3339 instant.
+        #[arg(long)]
+        before: String,
+    },
 }
 
 pub fn main() -> ExitCode {
@@ -43,6 +55,20 @@ pub fn main() -> ExitCode {
                 crate::db::migrate(&url).await
             }
             Command::Owner(cmd) => owner::run(cmd).await,
+            Command::Verify => {
+                let url = std::env::var("DATABASE_URL").map_err(|_| anyhow::anyhow!("DATABASE_URL is required"))?;
+                match verify::verify(&url).await? {
+                    0 => Ok(()),
+                    n => Err(anyhow::anyhow!("{n} verification checks failed")),
+                }
+            }
+            Command::Redact { program, before } => {
+                let url = std::env::var("DATABASE_URL").map_err(|_| anyhow::anyhow!("DATABASE_URL is required"))?;
+                let cutoff = redact::parse_cutoff(&before)?;
+                let n = redact::redact(&url, program, cutoff).await?;
+                println!("redacted {n} entries");
+                Ok(())
+            }
         }
     });
     match result {

@@ -24,6 +24,8 @@ pub enum EventType {
     Withdrawn,
     ContentUpdated,
     ProgramChanged,
+    /// Retention redaction replaced the entry's email with a tombstone (CLI only).
+    Redacted,
 }
 
 impl EventType {
@@ -42,6 +44,7 @@ impl EventType {
             EventType::Withdrawn => "withdrawn",
             EventType::ContentUpdated => "content_updated",
             EventType::ProgramChanged => "program_changed",
+            EventType::Redacted => "redacted",
         }
     }
 }
@@ -120,4 +123,58 @@ pub async fn record(
         )
         .await?;
     Ok(row.get(0))
+}
+
+/// One stored event, as the owner's history shows it.
+#[derive(Debug, Clone)]
+pub struct EventRow {
+    pub id: i64,
+    pub entry_id: Option<Uuid>,
+    pub actor_kind: String,
+    pub event_type: String,
+    pub at: DateTime<Utc>,
+    pub details: Value,
+}
+
+const EVENT_COLUMNS: &str = "id, entry_id, actor_kind, event_type, event_at, details";
+
+impl From<&tokio_postgres::Row> for EventRow {
+    fn from(r: &tokio_postgres::Row) -> Self {
+        EventRow {
+            id: r.get(0),
+            entry_id: r.get(1),
+            actor_kind: r.get(2),
+            event_type: r.get(3),
+            at: r.get(4),
+            details: r.get(5),
+        }
+    }
+}
+
+impl From<EventRow> for shared::api::AuditEvent {
+    fn from(e: EventRow) -> Self {
+        shared::api::AuditEvent {
+            id: e.id,
+            kind: e.event_type,
+            entry_id: e.entry_id,
+            actor_kind: e.actor_kind,
+            at: crate::routes::ts(e.at),
+            details: e.details,
+        }
+    }
+}
+
+/// Up to `limit` events of the program with an id above `after`, in id order.
+pub async fn page(client: &Transaction<'_>, program_id: Uuid, after: i64, limit: i64) -> Result<Vec<EventRow>> {
+    let sql =
+        format!("SELECT {EVENT_COLUMNS} FROM audit_events WHERE program_id = $1 AND id > $2 ORDER BY id LIMIT $3");
+    let stmt = client.prepare_cached(&sql).await?;
+    Ok(client.query(&stmt, &[&program_id, &after, &limit]).await?.iter().map(EventRow::from).collect())
+}
+
+/// The events of one entry of the program, in id order.
+pub async fn of_entry(client: &Transaction<'_>, program_id: Uuid, entry_id: Uuid) -> Result<Vec<EventRow>> {
+    let sql = format!("SELECT {EVENT_COLUMNS} FROM audit_events WHERE program_id = $1 AND entry_id = $2 ORDER BY id");
+    let stmt = client.prepare_cached(&sql).await?;
+    Ok(client.query(&stmt, &[&program_id, &entry_id]).await?.iter().map(EventRow::from).collect())
 }

@@ -5,9 +5,15 @@
 //! session has finite lock and statement timeouts. No network call inside a transaction.
 
 pub mod audit;
+pub mod content;
 pub mod entries;
+pub mod invitations;
 pub mod locks;
+pub mod owner_receipts;
+pub mod programs;
+pub mod queue;
 pub mod rate_limits;
+pub mod signups;
 pub mod staff;
 
 use crate::error::{ApiError, Result};

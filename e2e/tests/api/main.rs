@@ -5,5 +5,8 @@
 mod support;
 
 mod early_access;
+mod faults;
 mod foundation;
+mod log_scan;
+mod ops;
 mod redeem;

@@ -81,3 +81,13 @@ pub fn RequireSignIn(children: ChildrenFn) -> impl IntoView {
         Status::SignedIn | Status::Unverified => children().into_any(),
     }
 }
+
+/// A resource inside a `Transition`: a spinner until the first answer, then `render` of
+/// it; while a refetch is under way the previous answer stays on screen.
+pub fn loaded<T, F>(res: LocalResource<Result<T, ApiError>>, render: F) -> impl IntoView
+where
+    T: Clone + Send + Sync + 'static,
+    F: Fn(Result<T, ApiError>) -> AnyView + Send + Sync + 'static,
+{
+    view! { <Transition fallback=|| view! { <Loading/> }>{move || res.get().map(&render)}</Transition> }
+}

@@ -8,7 +8,7 @@ use shared::Slug;
 
 use crate::api::{self, ApiError};
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, RequireSignIn};
+use crate::components::status::{ErrorNotice, Loading, RequireSignIn, loaded};
 use crate::components::text::Paragraphs;
 
 #[component]
@@ -28,9 +28,7 @@ fn Content() -> impl IntoView {
         }
     });
     view! {
-        <Transition fallback=|| view! { <Loading/> }>
-            {move || Suspend::new(async move {
-                match content.await {
+        {loaded(content, move |r| match r {
                     Ok(c) => view! {
                         <article class="card content">
                             <p class="muted small">{format!("Early access · {}", c.slug)}</p>
@@ -44,8 +42,6 @@ fn Content() -> impl IntoView {
                         </div>
                     }.into_any(),
                     Err(err) => view! { <h1>"Early access"</h1><ErrorNotice err/> }.into_any(),
-                }
             })}
-        </Transition>
     }
 }

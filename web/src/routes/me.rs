@@ -9,7 +9,7 @@ use shared::api::{OwnEntry, WithdrawResponse};
 use crate::api::{self, ApiError};
 use crate::components::confirm::ConfirmButton;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, Success};
+use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, Success, loaded};
 use crate::components::text::{time, StateBadge};
 
 #[component]
@@ -27,9 +27,7 @@ fn Entries() -> impl IntoView {
     let done = RwSignal::new(None::<String>);
     view! {
         {move || done.get().map(|slug| view! { <Success><p>{format!("You have left the waitlist for {slug}.")}</p></Success> })}
-        <Transition fallback=|| view! { <Loading/> }>
-            {move || Suspend::new(async move {
-                match entries.await {
+        {loaded(entries, move |r| match r {
                     Ok(list) if list.is_empty() => view! {
                         <Empty>
                             <p>"You are not on any waitlist under the addresses verified for this account."</p>
@@ -42,9 +40,7 @@ fn Entries() -> impl IntoView {
                         </ul>
                     }.into_any(),
                     Err(err) => view! { <ErrorNotice err/> }.into_any(),
-                }
             })}
-        </Transition>
     }
 }
 

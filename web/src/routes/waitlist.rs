@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::api::{self, ApiError};
 use crate::components::notice::NoticeView;
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, Success, Warning};
+use crate::components::status::{ErrorNotice, Loading, Success, Warning, loaded};
 
 #[component]
 pub fn Waitlist() -> impl IntoView {
@@ -28,9 +28,7 @@ pub fn Waitlist() -> impl IntoView {
         }
     });
     view! {
-        <Transition fallback=|| view! { <Loading/> }>
-            {move || Suspend::new(async move {
-                match program.await {
+        {loaded(program, move |r| match r {
                     Ok(p) => view! { <SignupForm program=p/> }.into_any(),
                     Err(e) if e.status == 404 => view! {
                         <div class="card">
@@ -39,9 +37,7 @@ pub fn Waitlist() -> impl IntoView {
                         </div>
                     }.into_any(),
                     Err(e) => view! { <h1>"Join the waitlist"</h1><ErrorNotice err=e/> }.into_any(),
-                }
             })}
-        </Transition>
     }
 }
 

@@ -1,5 +1,59 @@
-//! (being written)
+//! `GET|PUT /api/owner/programs/{id}/content`: the program's private early-access text.
+//! Policy: 1–20 000 characters of plain text (clients render it escaped); writes name
+//! the revision they replace (0 for the first), stale ones are 409 `stale_revision`;
+//! the `content_updated` event records the new revision only, never the body.
 
-use actix_web::web;
+use super::guard;
+use crate::db::audit::{self, Actor, Detail, EventType};
+use crate::db::{self, content, locks, locks::Strength};
+use crate::error::{ApiError, Result};
+use crate::identity::Session;
+use crate::startup::AppState;
+use actix_web::{web, HttpResponse};
+use shared::api::{Content, PutContentRequest};
+use uuid::Uuid;
 
-pub fn configure(_cfg: &mut web::ServiceConfig) {}
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/owner/programs/{id}/content", web::get().to(get))
+        .route("/owner/programs/{id}/content", web::put().to(put));
+}
+
+const MAX_BODY_CHARS: usize = 20_000;
+
+/// 404 until the first write.
+async fn get(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>) -> Result<HttpResponse> {
+    let program_id = path.into_inner();
+    let row = db::transaction(&state.pool, async |tx| {
+        guard::program(tx, &session, program_id, Strength::Share).await?;
+        content::get(tx, program_id).await?.ok_or(ApiError::NotFound)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(Content::from(row)))
+}
+
+async fn put(
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<Uuid>,
+    body: web::Json<PutContentRequest>,
+) -> Result<HttpResponse> {
+    let program_id = path.into_inner();
+    let chars = body.body.chars().count();
+    if chars == 0 || chars > MAX_BODY_CHARS {
+        return Err(ApiError::BadRequest("invalid_content_body"));
+    }
+    if body.expected_revision < 0 {
+        return Err(ApiError::BadRequest("invalid_revision"));
+    }
+    let row = db::transaction(&state.pool, async |tx| {
+        let (owner, program) = guard::program(tx, &session, program_id, Strength::Update).await?;
+        let now = locks::now(tx).await?;
+        let row = content::put(tx, program.id, body.expected_revision, &body.body, now).await?;
+        let details = [("revision", Detail::Number(row.revision))];
+        audit::record(tx, program.id, None, Actor::Owner(owner.staff_id), EventType::ContentUpdated, now, &details)
+            .await?;
+        Ok(row)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(Content::from(row)))
+}

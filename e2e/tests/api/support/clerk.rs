@@ -23,9 +23,14 @@ pub struct User {
 
 impl ClerkDev {
     pub async fn start() -> ClerkDev {
-        let secret = format!("sk_test_{}", uuid::Uuid::new_v4().simple());
+        Self::start_on("127.0.0.1:0", &format!("sk_test_{}", uuid::Uuid::new_v4().simple())).await
+    }
+
+    /// Starts clerk-dev on `bind` (use the old address to bring an identity provider back).
+    pub async fn start_on(bind: &str, secret: &str) -> ClerkDev {
+        let secret = secret.to_owned();
         let mut child = Command::new(env!("CARGO_BIN_EXE_clerk-dev"))
-            .args(["--bind", "127.0.0.1:0", "--secret-key", &secret, "--token-ttl", "3600"])
+            .args(["--bind", bind, "--secret-key", &secret, "--token-ttl", "3600"])
             .args(["--allowed-origin", super::ORIGIN])
             .stdout(Stdio::piped())
             .kill_on_drop(true)
@@ -39,8 +44,7 @@ impl ClerkDev {
         ClerkDev { url, secret, http: reqwest::Client::new(), child }
     }
 
-    /// Stops the process (the identity provider is down until `restart` is not possible:
-    /// use faults for outages that must end).
+    /// Stops the process: the identity provider is gone (see [`ClerkDev::start_on`]).
     pub async fn kill(&mut self) {
         let _ = self.child.kill().await;
     }

@@ -5,6 +5,8 @@
 pub mod clerk;
 pub mod db;
 pub mod flows;
+pub mod pg;
+pub mod process;
 pub mod race;
 
 use api::config::{AppEnv, Settings};

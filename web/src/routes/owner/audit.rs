@@ -8,7 +8,7 @@ use crate::components::events::EventList;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn};
+use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
 use crate::routes::owner::uuid_param;
 
 #[component]
@@ -31,18 +31,14 @@ pub fn Audit() -> impl IntoView {
             {move || id.get().map(|id| view! { <ProgramNav id/> })}
             <h1>"Audit log"</h1>
             <p class="muted">"Every change to this program and its entries, oldest first. Events hold ids, states and reason codes only."</p>
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || Suspend::new(async move {
-                    match page.await {
+            {loaded(page, move |r| match r {
                         Ok(pg) if pg.events.is_empty() => view! { <Empty><p>"No events yet."</p></Empty> }.into_any(),
                         Ok(pg) => view! {
                             <section class="card"><EventList events=pg.events program_id=id.get_untracked().unwrap_or_default()/></section>
                             <Pager cursors next=pg.next_cursor label="Audit log pages"/>
                         }.into_any(),
                         Err(err) => view! { <ErrorNotice err/> }.into_any(),
-                    }
                 })}
-            </Transition>
         </RequireSignIn>
     }
 }

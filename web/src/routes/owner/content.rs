@@ -9,7 +9,7 @@ use shared::api::{Content, PutContentRequest};
 use crate::api::{self, ApiError};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, RequireSignIn, Success, Warning};
+use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::components::text::Paragraphs;
 use crate::routes::owner::uuid_param;
 
@@ -40,15 +40,11 @@ pub fn ContentPage() -> impl IntoView {
         <RequireSignIn>
             {move || id.get().map(|id| view! { <ProgramNav id/> })}
             <h1>"Early-access content"</h1>
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || Suspend::new(async move {
-                    match (content.await, id.get_untracked()) {
-                        (Ok(c), Some(id)) => view! { <Editor id content=c reload=Callback::new(move |()| content.refetch())/> }.into_any(),
-                        (Err(err), _) => view! { <ErrorNotice err/> }.into_any(),
-                        (Ok(_), None) => view! { <ErrorNotice err=ApiError::not_found()/> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(content, move |r| match (r, id.get_untracked()) {
+                (Ok(c), Some(id)) => view! { <Editor id content=c reload=Callback::new(move |()| content.refetch())/> }.into_any(),
+                (Err(err), _) => view! { <ErrorNotice err/> }.into_any(),
+                (Ok(_), None) => view! { <ErrorNotice err=ApiError::not_found()/> }.into_any(),
+            })}
         </RequireSignIn>
     }
 }

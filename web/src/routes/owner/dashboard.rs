@@ -11,7 +11,7 @@ use shared::api::{Program, Workspace};
 use crate::api;
 use crate::components::chart::Usage;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn};
+use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
 use crate::routes::owner::new_program::NewProgram;
 
 #[component]
@@ -27,9 +27,7 @@ pub fn Dashboard() -> impl IntoView {
 fn Workspaces() -> impl IntoView {
     let workspaces = LocalResource::new(|| api::get::<Vec<Workspace>>("/api/owner/workspaces"));
     view! {
-        <Transition fallback=|| view! { <Loading/> }>
-            {move || Suspend::new(async move {
-                match workspaces.await {
+        {loaded(workspaces, move |r| match r {
                     Ok(list) => list.into_iter().map(|ws| view! { <WorkspaceSection ws/> }).collect_view().into_any(),
                     Err(e) if e.status == 404 => view! {
                         <Empty>
@@ -38,9 +36,7 @@ fn Workspaces() -> impl IntoView {
                         </Empty>
                     }.into_any(),
                     Err(err) => view! { <ErrorNotice err/> }.into_any(),
-                }
             })}
-        </Transition>
     }
 }
 
@@ -60,9 +56,7 @@ fn WorkspaceSection(ws: Workspace) -> impl IntoView {
                 <h2>{ws.name.clone()}</h2>
                 <A href=format!("/owner/workspaces/{id}/owners")>"Owners"</A>
             </div>
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || Suspend::new(async move {
-                    match programs.await {
+            {loaded(programs, move |r| match r {
                         Ok(list) if list.is_empty() => view! {
                             <Empty><p>"No programs yet. Create the first one below."</p></Empty>
                         }.into_any(),
@@ -72,9 +66,7 @@ fn WorkspaceSection(ws: Workspace) -> impl IntoView {
                             </ul>
                         }.into_any(),
                         Err(err) => view! { <ErrorNotice err/> }.into_any(),
-                    }
                 })}
-            </Transition>
             <NewProgram workspace_id=id/>
         </section>
     }

@@ -15,7 +15,7 @@ use crate::components::invitation::{CodePanel, DeliveryForm, OneTimeCode};
 use crate::components::notice::NoticeView;
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, RequireSignIn, Success, Warning};
+use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::components::text::{time, StateBadge};
 use crate::routes::owner::entry_actions::{Actions, Feedback};
 use crate::routes::owner::{load_program, uuid_param};
@@ -24,13 +24,13 @@ use crate::routes::owner::{load_program, uuid_param};
 pub fn EntryPage() -> impl IntoView {
     set_title("Entry");
     let (id, entry_id) = (uuid_param("id"), uuid_param("entry"));
-    let program = LocalResource::new(move || load_program(id.get()));
     let entry = LocalResource::new(move || {
-        let path = id
-            .get()
-            .zip(entry_id.get())
-            .map(|(p, e)| format!("/api/owner/programs/{p}/entries/{e}"));
-        async move { api::get::<EntryDetail>(path.ok_or_else(ApiError::not_found)?).await }
+        let (id, entry_id) = (id.get(), entry_id.get());
+        async move {
+            let path = entry_id.map(|e| format!("/api/owner/programs/{}/entries/{e}", id.unwrap_or_default()));
+            let program = load_program(id).await?;
+            Ok((api::get::<EntryDetail>(path.ok_or_else(ApiError::not_found)?).await?, program))
+        }
     });
     let code = RwSignal::new(None::<OneTimeCode>);
     let feedback: Feedback = RwSignal::new(None);
@@ -52,14 +52,10 @@ pub fn EntryPage() -> impl IntoView {
                 }.into_any(),
                 Err(err) => view! { <ErrorNotice err/> }.into_any(),
             })}
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || Suspend::new(async move {
-                    match (entry.await, program.await) {
-                        (Ok(e), Ok(p)) => view! { <EntryView e p code feedback reload/> }.into_any(),
-                        (Err(err), _) | (_, Err(err)) => view! { <ErrorNotice err/> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(entry, move |r| match r {
+                Ok((e, p)) => view! { <EntryView e p code feedback reload/> }.into_any(),
+                Err(err) => view! { <ErrorNotice err/> }.into_any(),
+            })}
         </RequireSignIn>
     }
 }

@@ -11,7 +11,7 @@ use crate::api::{self, ApiError};
 use crate::components::notice::NoticeView;
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, Success, Warning};
+use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, Success, Warning, loaded};
 use crate::routes::owner::{load_program, uuid_param};
 
 #[component]
@@ -23,14 +23,10 @@ pub fn NoticePage() -> impl IntoView {
         <RequireSignIn>
             {move || id.get().map(|id| view! { <ProgramNav id/> })}
             <h1>"Notice"</h1>
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || Suspend::new(async move {
-                    match program.await {
+            {loaded(program, move |r| match r {
                         Ok(p) => view! { <Publisher p reload=Callback::new(move |()| program.refetch())/> }.into_any(),
                         Err(err) => view! { <ErrorNotice err/> }.into_any(),
-                    }
                 })}
-            </Transition>
         </RequireSignIn>
     }
 }

@@ -6,7 +6,7 @@ use shared::api::OwnersResponse;
 
 use crate::api::{self, ApiError};
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn};
+use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
 use crate::components::text::{label, time};
 use crate::routes::owner::uuid_param;
 use leptos_router::components::A;
@@ -26,14 +26,10 @@ pub fn Owners() -> impl IntoView {
             <p class="crumbs"><A href="/owner" exact=true>"← All programs"</A></p>
             <h1>"Owners"</h1>
             <p class="muted">"Owners are added and removed by the operator with the maintenance command line; each change is recorded with an approval reference."</p>
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || Suspend::new(async move {
-                    match owners.await {
+            {loaded(owners, move |r| match r {
                         Ok(r) => view! { <OwnerTables r/> }.into_any(),
                         Err(err) => view! { <ErrorNotice err/> }.into_any(),
-                    }
                 })}
-            </Transition>
         </RequireSignIn>
     }
 }

@@ -14,7 +14,7 @@ use crate::api::{self, ApiError};
 use crate::components::chart::{Funnel, IntakeChart, Usage};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, RequireSignIn, Success, Warning};
+use crate::components::status::{ErrorNotice, Loading, RequireSignIn, Success, Warning, loaded};
 use crate::routes::owner::{conflict_text, load_program, uuid_param};
 
 /// `GET /api/owner/programs/{id}/stats`. Not yet in `shared::api`; the API team owns the
@@ -61,14 +61,10 @@ pub fn ProgramPage() -> impl IntoView {
                 }.into_any(),
                 Err(err) => view! { <ErrorNotice err/> }.into_any(),
             })}
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || Suspend::new(async move {
-                    match program.await {
+            {loaded(program, move |r| match r {
                         Ok(p) => view! { <Overview p feedback reload=Callback::new(move |()| program.refetch())/> }.into_any(),
                         Err(err) => view! { <h1>"Program"</h1><ErrorNotice err/> }.into_any(),
-                    }
                 })}
-            </Transition>
         </RequireSignIn>
     }
 }
@@ -208,9 +204,7 @@ fn Stats(id: uuid::Uuid) -> impl IntoView {
     view! {
         <section class="card">
             <h2>"Activity"</h2>
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || Suspend::new(async move {
-                    match stats.await {
+            {loaded(stats, move |r| match r {
                         Ok(s) => {
                             let states = STATES.iter().map(|k| (k.to_string(), s.states.get(*k).copied().unwrap_or(0))).collect();
                             view! {
@@ -221,9 +215,7 @@ fn Stats(id: uuid::Uuid) -> impl IntoView {
                             }.into_any()
                         }
                         Err(_) => view! { <p class="muted">"Charts are unavailable right now."</p> }.into_any(),
-                    }
                 })}
-            </Transition>
         </section>
     }
 }

@@ -17,7 +17,7 @@ use crate::components::download::save_text;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn};
+use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
 use crate::components::text::{label, time, StateBadge};
 use crate::routes::owner::{load_program, uuid_param};
 
@@ -41,14 +41,10 @@ pub fn Queue() -> impl IntoView {
         <RequireSignIn>
             {move || id.get().map(|id| view! { <ProgramNav id/> })}
             <h1>"Queue"</h1>
-            <Transition fallback=|| view! { <Loading/> }>
-                {move || Suspend::new(async move {
-                    match program.await {
+            {loaded(program, move |r| match r {
                         Ok(p) => view! { <QueueView p/> }.into_any(),
                         Err(err) => view! { <ErrorNotice err/> }.into_any(),
-                    }
                 })}
-            </Transition>
         </RequireSignIn>
     }
 }
@@ -124,9 +120,7 @@ fn QueueView(p: Program) -> impl IntoView {
         </form>
         {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
         <BulkActions program_id=id slug=p.slug.clone() max_days=p.max_invite_days selected done=Callback::new(move |()| page.refetch())/>
-        <Transition fallback=|| view! { <Loading/> }>
-            {move || Suspend::new(async move {
-                match page.await {
+        {loaded(page, move |r| match r {
                     Ok(pg) if pg.entries.is_empty() => view! {
                         <Empty><p>"No entries match."</p></Empty>
                         <Pager cursors next=None label="Queue pages"/>
@@ -136,9 +130,7 @@ fn QueueView(p: Program) -> impl IntoView {
                         <Pager cursors next=pg.next_cursor label="Queue pages"/>
                     }.into_any(),
                     Err(err) => view! { <ErrorNotice err/> }.into_any(),
-                }
             })}
-        </Transition>
     }
 }
 

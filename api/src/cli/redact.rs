@@ -1,0 +1,63 @@
+//! `vestibule redact --program ID --before DATE`: retention redaction. For entries of
+//! the program that are withdrawn or declined and whose last change is before DATE, the
+//! email is replaced by a tombstone (`redacted+<entry id>@redacted.invalid`) and
+//! `redacted_at` is set; every row, link and count stays, and each entry gets one
+//! `redacted` event. This is redaction, not legal erasure: backups, the receipts' keyed
+//! bindings and the identity provider keep what they keep (see the README).
+//! Runs under the workspace and program locks like every owner writer.
+
+use crate::db::audit::{self, Actor, Detail, EventType};
+use crate::db::locks::{self, Strength};
+use crate::db;
+use crate::error::ApiError;
+use anyhow::{anyhow, bail};
+use chrono::{DateTime, NaiveDate, Utc};
+use uuid::Uuid;
+
+/// Parses `YYYY-MM-DD` (midnight UTC) or an RFC 3339 instant.
+pub fn parse_cutoff(s: &str) -> anyhow::Result<DateTime<Utc>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Ok(t.with_timezone(&Utc));
+    }
+    let day = NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| anyhow!("--before must be YYYY-MM-DD or RFC 3339"))?;
+    Ok(day.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc())
+}
+
+/// Redacts and returns how many entries were changed.
+pub async fn redact(database_url: &str, program_id: Uuid, before: DateTime<Utc>) -> anyhow::Result<u64> {
+    let pool = db::pool(database_url, 1)?;
+    let outcome = db::transaction(&pool, async |tx| {
+        let stmt = tx.prepare_cached("SELECT workspace_id FROM programs WHERE id = $1").await?;
+        let workspace: Uuid = tx.query_opt(&stmt, &[&program_id]).await?.ok_or(ApiError::NotFound)?.get(0);
+        locks::workspace(tx, workspace, Strength::Update).await?.ok_or(ApiError::NotFound)?;
+        let program = locks::program(tx, workspace, program_id, Strength::Update).await?.ok_or(ApiError::NotFound)?;
+        let now = locks::now(tx).await?;
+        if before > now {
+            return Err(ApiError::BadRequest("cutoff_in_future"));
+        }
+        let rows = tx
+            .query(
+                "SELECT id, state FROM entries WHERE program_id = $1 AND state IN ('withdrawn', 'declined') \
+                 AND redacted_at IS NULL AND updated_at < $2 ORDER BY id FOR UPDATE",
+                &[&program.id, &before],
+            )
+            .await?;
+        for row in &rows {
+            let (entry, state): (Uuid, &str) = (row.get(0), row.get(1));
+            let tombstone = format!("redacted+{}@redacted.invalid", entry.simple());
+            tx.execute("UPDATE entries SET email_key = $2, redacted_at = $3 WHERE id = $1", &[&entry, &tombstone, &now])
+                .await?;
+            let from = if state == "withdrawn" { "withdrawn" } else { "declined" };
+            let details = [("state", Detail::Code(from)), ("basis", Detail::Code("retention_expiry"))];
+            audit::record(tx, program.id, Some(entry), Actor::System, EventType::Redacted, now, &details).await?;
+        }
+        Ok(rows.len() as u64)
+    })
+    .await;
+    match outcome {
+        Ok(n) => Ok(n),
+        Err(ApiError::NotFound) => bail!("no such program; nothing was changed"),
+        Err(ApiError::BadRequest(_)) => bail!("--before is in the future; nothing was changed"),
+        Err(e) => bail!("{e}"),
+    }
+}

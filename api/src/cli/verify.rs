@@ -1,0 +1,124 @@
+//! `vestibule verify`: checks a database (typically one restored from a backup) for the
+//! links the product's promises rest on, and prints one line per check. Exit status 1
+//! when any check fails. It only reads.
+//!
+//! The checks: notice ↔ entry (an entry's notice is its own program's and was published
+//! before the applicant's choice), choice time, invitation ↔ entry, grant ↔ invitation ↔
+//! entry, counters (queue count, hour buckets) against the rows they count, notice
+//! versions without gaps, the append-only triggers present, and the audit history in
+//! commit order per program (ids and times rise together) with one `signup` per entry.
+
+use anyhow::Context;
+use tokio_postgres::NoTls;
+
+/// A named check: a query that counts offending rows (0 = pass).
+struct Check {
+    name: &'static str,
+    sql: &'static str,
+}
+
+const CHECKS: &[Check] = &[
+    Check {
+        name: "every entry's notice belongs to its program",
+        sql: "SELECT count(*) FROM entries e LEFT JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id WHERE n.id IS NULL",
+    },
+    Check {
+        name: "every choice was made after its notice was published",
+        sql: "SELECT count(*) FROM entries e JOIN notices n ON n.id = e.notice_id WHERE e.permission_at < n.published_at",
+    },
+    Check {
+        name: "every choice time is at or before the entry's creation",
+        sql: "SELECT count(*) FROM entries WHERE permission_at > created_at",
+    },
+    Check {
+        name: "every program's current notice is its latest version",
+        sql: "SELECT count(*) FROM programs p WHERE p.current_notice_version IS DISTINCT FROM \
+              (SELECT max(version) FROM notices n WHERE n.program_id = p.id)",
+    },
+    Check {
+        name: "notice versions run 1..n without gaps",
+        sql: "SELECT count(*) FROM (SELECT program_id, count(*) AS n, max(version) AS m FROM notices GROUP BY program_id) v WHERE n <> m",
+    },
+    Check {
+        name: "every invitation points at an entry of its own program",
+        sql: "SELECT count(*) FROM invitations i LEFT JOIN entries e ON e.id = i.entry_id AND e.program_id = i.program_id WHERE e.id IS NULL",
+    },
+    Check {
+        name: "an issued invitation's entry is invited, or it has expired unnoticed",
+        sql: "SELECT count(*) FROM invitations i JOIN entries e ON e.id = i.entry_id WHERE i.state = 'issued' AND e.state <> 'invited'",
+    },
+    Check {
+        name: "every grant's invitation is redeemed and of the same entry and program",
+        sql: "SELECT count(*) FROM grants g LEFT JOIN invitations i ON i.id = g.invitation_id AND i.entry_id = g.entry_id \
+              AND i.program_id = g.program_id AND i.state = 'redeemed' WHERE i.id IS NULL",
+    },
+    Check {
+        name: "every redeemed invitation has exactly one grant",
+        sql: "SELECT count(*) FROM invitations i WHERE i.state = 'redeemed' AND (SELECT count(*) FROM grants g WHERE g.invitation_id = i.id) <> 1",
+    },
+    Check {
+        name: "an active grant's entry is active",
+        sql: "SELECT count(*) FROM grants g JOIN entries e ON e.id = g.entry_id WHERE g.active AND e.state <> 'active'",
+    },
+    Check {
+        name: "an active entry has an active grant",
+        sql: "SELECT count(*) FROM entries e WHERE e.state = 'active' AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.entry_id = e.id AND g.active)",
+    },
+    Check {
+        name: "every receipt points at an entry of its program",
+        sql: "SELECT count(*) FROM signup_receipts r LEFT JOIN entries e ON e.id = r.entry_id AND e.program_id = r.program_id \
+              WHERE r.entry_id IS NOT NULL AND e.id IS NULL",
+    },
+    Check {
+        name: "each program's queue count equals its non-withdrawn entries",
+        sql: "SELECT count(*) FROM programs p WHERE p.queue_count <> (SELECT count(*) FROM entries e WHERE e.program_id = p.id AND e.state <> 'withdrawn')",
+    },
+    Check {
+        name: "each hour bucket equals the entries admitted in that hour",
+        sql: "SELECT count(*) FROM (SELECT program_id, date_trunc('hour', created_at AT TIME ZONE 'UTC') AS h, count(*) AS n FROM entries GROUP BY 1, 2) a \
+              FULL JOIN (SELECT program_id, bucket_start AT TIME ZONE 'UTC' AS h, admitted_count AS n FROM intake_hours WHERE admitted_count > 0) b \
+              ON a.program_id = b.program_id AND a.h = b.h WHERE a.n IS DISTINCT FROM b.n",
+    },
+    Check {
+        name: "every entry has exactly one signup event",
+        sql: "SELECT count(*) FROM entries e WHERE (SELECT count(*) FROM audit_events a WHERE a.entry_id = e.id AND a.event_type = 'signup') <> 1",
+    },
+    Check {
+        name: "every invitation has its issue event",
+        sql: "SELECT count(*) FROM invitations i WHERE NOT EXISTS (SELECT 1 FROM audit_events a WHERE a.entry_id = i.entry_id \
+              AND a.event_type = 'invite_issued' AND a.details->>'invitationId' = i.id::text)",
+    },
+    Check {
+        name: "audit history is in commit order within each program (ids and times rise together)",
+        sql: "SELECT count(*) FROM (SELECT event_at < lag(event_at) OVER (PARTITION BY program_id ORDER BY id) AS backwards FROM audit_events) x WHERE backwards",
+    },
+    Check {
+        name: "the append-only triggers are in place",
+        sql: "SELECT 6 - count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D' AND tgname IN \
+              ('notices_immutable','audit_immutable','staff_admin_events_immutable','notices_no_truncate','audit_no_truncate','staff_admin_events_no_truncate')",
+    },
+    Check {
+        name: "seats in use stay within each program's seat cap",
+        sql: "SELECT count(*) FROM programs p WHERE p.seat_cap < (SELECT count(*) FROM grants g WHERE g.program_id = p.id AND g.active) \
+              + (SELECT count(*) FROM invitations i WHERE i.program_id = p.id AND i.state = 'issued' AND i.expires_at > clock_timestamp())",
+    },
+];
+
+/// Runs every check against `database_url`; returns the number that failed.
+pub async fn verify(database_url: &str) -> anyhow::Result<usize> {
+    let (client, connection) = tokio_postgres::connect(database_url, NoTls).await.context("connecting")?;
+    tokio::spawn(connection);
+    client.batch_execute("SET default_transaction_read_only = on").await?;
+    let mut failed = 0;
+    for check in CHECKS {
+        let offending: i64 = client.query_one(check.sql, &[]).await.with_context(|| check.name)?.get(0);
+        if offending == 0 {
+            println!("ok    {}", check.name);
+        } else {
+            failed += 1;
+            println!("FAIL  {} ({offending} offending)", check.name);
+        }
+    }
+    println!("{} checks, {failed} failed", CHECKS.len());
+    Ok(failed)
+}

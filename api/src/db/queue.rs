@@ -1,0 +1,260 @@
+//! The owner's queue: entries read in queue order — `(created_at, id)` ascending —
+//! paged by an opaque keyset cursor, one entry with its notice snapshot, the export,
+//! and the owner's decisions (select, decline, bulk select). Policy: the cursor holds
+//! only a time and an id, never an email; entries are created under the program lock
+//! with the clock read after it, so an entry added later sorts after every page
+//! already read, and keyset paging neither repeats nor skips.
+
+use crate::db::audit::{self, Actor, Detail, EventType};
+use crate::domain::EntryState;
+use crate::error::{ApiError, Result};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::Transaction;
+use tokio_postgres::Row;
+use uuid::Uuid;
+
+/// Where a page ends: the last entry's (created_at, id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cursor {
+    pub created_at: DateTime<Utc>,
+    pub id: Uuid,
+}
+
+impl Cursor {
+    /// 8 bytes of microseconds since the epoch, then the 16 id bytes, base64url.
+    pub fn encode(&self) -> String {
+        let mut bytes = self.created_at.timestamp_micros().to_be_bytes().to_vec();
+        bytes.extend_from_slice(self.id.as_bytes());
+        URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    pub fn decode(s: &str) -> Option<Cursor> {
+        let bytes = URL_SAFE_NO_PAD.decode(s).ok().filter(|b| b.len() == 24)?;
+        let micros = i64::from_be_bytes(bytes[..8].try_into().ok()?);
+        let created_at = DateTime::from_timestamp_micros(micros)?;
+        Some(Cursor { created_at, id: Uuid::from_slice(&bytes[8..]).ok()? })
+    }
+}
+
+/// One entry as the queue lists it.
+#[derive(Debug, Clone)]
+pub struct EntryRow {
+    pub id: Uuid,
+    pub email: String,
+    pub state: EntryState,
+    pub created_at: DateTime<Utc>,
+    pub notice_version: i32,
+    pub permission_at: DateTime<Utc>,
+}
+
+const ENTRY_COLUMNS: &str = "e.id, e.email_key, e.state, e.created_at, n.version, e.permission_at";
+
+impl From<&Row> for EntryRow {
+    fn from(r: &Row) -> Self {
+        EntryRow {
+            id: r.get(0),
+            email: r.get(1),
+            state: EntryState::parse(r.get(2)).expect("entries_state constraint"),
+            created_at: r.get(3),
+            notice_version: r.get(4),
+            permission_at: r.get(5),
+        }
+    }
+}
+
+/// A page filter: state, a case-insensitive email fragment, and where to start.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub state: Option<EntryState>,
+    pub email_fragment: Option<String>,
+    pub after: Option<Cursor>,
+}
+
+/// Up to `limit` entries after the cursor, in queue order.
+pub async fn page(client: &Transaction<'_>, program_id: Uuid, filter: &Filter, limit: i64) -> Result<Vec<EntryRow>> {
+    let sql = format!(
+        r"SELECT {ENTRY_COLUMNS} FROM entries e JOIN notices n ON n.id = e.notice_id
+          WHERE e.program_id = $1
+            AND ($2::text IS NULL OR e.state = $2)
+            AND ($3::text IS NULL OR e.email_key ILIKE $3 ESCAPE '\')
+            AND ($4::timestamptz IS NULL OR (e.created_at, e.id) > ($4, $5::uuid))
+          ORDER BY e.created_at, e.id
+          LIMIT $6"
+    );
+    let state = filter.state.map(EntryState::as_str);
+    let pattern = filter.email_fragment.as_deref().map(|f| format!("%{}%", escape_like(f)));
+    let (after_at, after_id) = (filter.after.map(|c| c.created_at), filter.after.map(|c| c.id));
+    let stmt = client.prepare_cached(&sql).await?;
+    let rows = client.query(&stmt, &[&program_id, &state, &pattern, &after_at, &after_id, &limit]).await?;
+    Ok(rows.iter().map(EntryRow::from).collect())
+}
+
+/// `%`, `_` and `\` match themselves in the fragment.
+fn escape_like(fragment: &str) -> String {
+    fragment.chars().fold(String::with_capacity(fragment.len()), |mut out, c| {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+        out
+    })
+}
+
+/// Every entry of the program, in queue order (the owner's export).
+pub async fn all(client: &Transaction<'_>, program_id: Uuid) -> Result<Vec<EntryRow>> {
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM entries e JOIN notices n ON n.id = e.notice_id \
+         WHERE e.program_id = $1 ORDER BY e.created_at, e.id"
+    );
+    let stmt = client.prepare_cached(&sql).await?;
+    Ok(client.query(&stmt, &[&program_id]).await?.iter().map(EntryRow::from).collect())
+}
+
+/// One entry of the program with the notice it was admitted under.
+pub async fn one(
+    client: &Transaction<'_>,
+    program_id: Uuid,
+    id: Uuid,
+) -> Result<Option<(EntryRow, shared::api::Notice)>> {
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS}, n.purpose, n.contact_text, n.retention_text, n.published_at \
+         FROM entries e JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id \
+         WHERE e.id = $1 AND e.program_id = $2"
+    );
+    let stmt = client.prepare_cached(&sql).await?;
+    Ok(client.query_opt(&stmt, &[&id, &program_id]).await?.map(|r| {
+        let notice = shared::api::Notice {
+            version: r.get(4),
+            purpose: r.get(6),
+            contact_text: r.get(7),
+            retention_text: r.get(8),
+            published_at: crate::routes::ts(r.get(9)),
+        };
+        (EntryRow::from(&r), notice)
+    }))
+}
+
+/// Moves a locked entry from `from` to `to`, if the state machine allows it.
+pub async fn set_state(
+    tx: &Transaction<'_>,
+    id: Uuid,
+    from: EntryState,
+    to: EntryState,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    if !from.may_become(to) {
+        return Err(ApiError::Conflict("invalid_transition"));
+    }
+    let stmt = tx.prepare_cached("UPDATE entries SET state = $3, updated_at = $4 WHERE id = $1 AND state = $2").await?;
+    match tx.execute(&stmt, &[&id, &from.as_str(), &to.as_str(), &now]).await? {
+        1 => Ok(()),
+        _ => Err(ApiError::Conflict("invalid_transition")),
+    }
+}
+
+/// Selects a locked entry (waiting only), with the owner's reason code.
+pub async fn select(
+    tx: &Transaction<'_>,
+    program_id: Uuid,
+    id: Uuid,
+    from: EntryState,
+    reason: &'static str,
+    actor: Actor,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    set_state(tx, id, from, EntryState::Selected, now).await?;
+    let details = [("from", Detail::Code(from.as_str())), ("reasonCode", Detail::Code(reason))];
+    audit::record(tx, program_id, Some(id), actor, EventType::Selected, now, &details).await?;
+    Ok(())
+}
+
+/// Declines a locked entry (waiting or selected, with no issued invitation and no grant).
+pub async fn decline(
+    tx: &Transaction<'_>,
+    program_id: Uuid,
+    id: Uuid,
+    from: EntryState,
+    reason: &'static str,
+    actor: Actor,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    if !from.may_become(EntryState::Declined) {
+        return Err(ApiError::Conflict("invalid_transition"));
+    }
+    let stmt =
+        tx.prepare_cached("SELECT id FROM invitations WHERE entry_id = $1 AND state = 'issued' FOR UPDATE").await?;
+    let issued = tx.query_opt(&stmt, &[&id]).await?.is_some();
+    let stmt = tx.prepare_cached("SELECT id FROM grants WHERE entry_id = $1 FOR UPDATE").await?;
+    if issued || tx.query_opt(&stmt, &[&id]).await?.is_some() {
+        return Err(ApiError::Conflict("invalid_transition"));
+    }
+    set_state(tx, id, from, EntryState::Declined, now).await?;
+    let details = [("from", Detail::Code(from.as_str())), ("reasonCode", Detail::Code(reason))];
+    audit::record(tx, program_id, Some(id), actor, EventType::Declined, now, &details).await?;
+    Ok(())
+}
+
+/// Locks the first `count` waiting entries in queue order (one statement, so the rows
+/// are locked in that order) and selects each, one event per entry.
+pub async fn select_first_waiting(
+    tx: &Transaction<'_>,
+    program_id: Uuid,
+    count: i64,
+    reason: &'static str,
+    actor: Actor,
+    now: DateTime<Utc>,
+) -> Result<Vec<Uuid>> {
+    const SQL: &str = r"
+        SELECT id FROM entries WHERE program_id = $1 AND state = 'waiting'
+        ORDER BY created_at, id LIMIT $2 FOR UPDATE";
+    let stmt = tx.prepare_cached(SQL).await?;
+    let ids: Vec<Uuid> = tx.query(&stmt, &[&program_id, &count]).await?.iter().map(|r| r.get(0)).collect();
+    for id in &ids {
+        select(tx, program_id, *id, EntryState::Waiting, reason, actor, now).await?;
+    }
+    Ok(ids)
+}
+
+/// Locks the named entries of the program in ascending id order; returns their states
+/// and emails, or `None` when any of them is not this program's.
+pub async fn lock_many(
+    tx: &Transaction<'_>,
+    program_id: Uuid,
+    sorted_ids: &[Uuid],
+) -> Result<Option<Vec<(Uuid, EntryState, String)>>> {
+    const SQL: &str = r"
+        SELECT id, state, email_key FROM entries WHERE program_id = $1 AND id = ANY($2)
+        ORDER BY id FOR UPDATE";
+    let stmt = tx.prepare_cached(SQL).await?;
+    let rows = tx.query(&stmt, &[&program_id, &sorted_ids]).await?;
+    if rows.len() != sorted_ids.len() {
+        return Ok(None);
+    }
+    Ok(Some(
+        rows.iter()
+            .map(|r| (r.get(0), EntryState::parse(r.get(1)).expect("entries_state constraint"), r.get(2)))
+            .collect(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_other_shapes() {
+        let c =
+            Cursor { created_at: DateTime::from_timestamp_micros(1_700_000_000_123_456).unwrap(), id: Uuid::new_v4() };
+        assert_eq!(Cursor::decode(&c.encode()), Some(c));
+        assert_eq!(Cursor::decode(""), None);
+        assert_eq!(Cursor::decode("not a cursor"), None);
+        assert_eq!(Cursor::decode(&URL_SAFE_NO_PAD.encode([0u8; 23])), None);
+    }
+
+    #[test]
+    fn like_wildcards_are_escaped() {
+        assert_eq!(escape_like(r"a%b_c\d"), r"a\%b\_c\\d");
+    }
+}

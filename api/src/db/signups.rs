@@ -1,0 +1,304 @@
+//! The applicant's side of `entries`: public admission (SPEC §6.2) and the signed-in
+//! applicant's own entries (§6.3).
+//!
+//! Admission policy, in this order, all under workspace `FOR KEY SHARE` → program
+//! `FOR UPDATE`: the request key's receipt first (same binding → replay, other → 409),
+//! then closed / outdated notice / no choice (409), then the queue and hour caps (429,
+//! nothing written), then the email (known → receipt only), else the entry, the queue
+//! counter, the hour bucket, the receipt and the `signup` event. The clock is captured
+//! once, after the locks and the key lookup. No `count(*)` under the lock: the queue is
+//! `programs.queue_count`, the hour is one `intake_hours` row.
+//!
+//! Round trips: the lock statements and the reads are pipelined (tokio-postgres sends a
+//! request when its future is first polled, and `try_join!` polls in argument order),
+//! so the server still runs them one after another — each a fresh READ COMMITTED
+//! snapshot taken after the previous statement's lock was granted — but the client
+//! waits once. The writes are pipelined the same way. Decisions are still taken in the
+//! order above; the email read is simply already there when the caps have passed.
+
+use crate::crypto;
+use crate::db::audit::{self, Actor, Detail, EventType};
+use crate::db::locks::{self, Strength};
+use crate::error::{violated_constraint, ApiError, Result};
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use deadpool_postgres::Transaction;
+use futures_util::try_join;
+use shared::EmailKey;
+use tokio_postgres::error::SqlState;
+use uuid::Uuid;
+
+/// A signup as the domain sees it: the body's fields, parsed at the edge.
+#[derive(Debug, Clone)]
+pub struct NewSignup {
+    pub request_key: Uuid,
+    pub email: EmailKey,
+    pub notice_version: i32,
+    pub permission: bool,
+}
+
+impl NewSignup {
+    /// The receipt binding: HMAC over length-prefixed (program, key, email, version, choice).
+    pub fn binding(&self, key: &[u8], program_id: Uuid) -> Vec<u8> {
+        let version = self.notice_version.to_be_bytes();
+        crypto::binding(
+            key,
+            "signup-v1",
+            &[
+                program_id.as_bytes(),
+                self.request_key.as_bytes(),
+                self.email.as_str().as_bytes(),
+                &version,
+                &[u8::from(self.permission)],
+            ],
+        )
+    }
+}
+
+/// A program's address for lock routing: read without a lock, rechecked under it.
+#[derive(Debug, Clone, Copy)]
+pub struct Target {
+    pub program_id: Uuid,
+    pub workspace_id: Uuid,
+}
+
+/// Resolves the slug and tells whether `request_key` already has a committed receipt
+/// (a plain read, for the rate limiter only; the transaction reads it again).
+pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid) -> Result<Option<(Target, bool)>> {
+    let stmt = client
+        .prepare_cached(
+            "SELECT p.id, p.workspace_id, EXISTS (SELECT 1 FROM signup_receipts r \
+               WHERE r.program_id = p.id AND r.request_key = $2) \
+             FROM programs p WHERE p.public_slug = $1",
+        )
+        .await?;
+    let row = client.query_opt(&stmt, &[&slug, &request_key]).await?;
+    Ok(row.map(|r| (Target { program_id: r.get(0), workspace_id: r.get(1) }, r.get(2))))
+}
+
+/// The slug's program, for lock routing only.
+pub async fn locate(client: &impl GenericClient, slug: &str) -> Result<Option<Target>> {
+    let stmt = client.prepare_cached("SELECT id, workspace_id FROM programs WHERE public_slug = $1").await?;
+    let row = client.query_opt(&stmt, &[&slug]).await?;
+    Ok(row.map(|r| Target { program_id: r.get(0), workspace_id: r.get(1) }))
+}
+
+/// What an admission did; every one of them answers the same 202.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// A new entry was created.
+    Admitted,
+    /// The email was known: a receipt points at the original entry, nothing else changed.
+    Duplicate,
+    /// The key was committed before with the same binding.
+    Replay,
+}
+
+/// A unique violation by a writer that slipped past the locks: the caller rolls back and
+/// decides once more from the start.
+pub const RACED: &str = "signup_race";
+
+/// Decides and records one signup in the caller's transaction (see the module policy).
+pub async fn admit(tx: &Transaction<'_>, target: Target, signup: &NewSignup, binding: &[u8]) -> Result<Admission> {
+    let (workspace_active, program, receipt, (now, bucket, hour_count), known_entry) = try_join!(
+        locks::workspace(tx, target.workspace_id, Strength::KeyShare),
+        locks::program(tx, target.workspace_id, target.program_id, Strength::Update),
+        receipt(tx, target.program_id, signup.request_key),
+        clock_and_hour(tx, target.program_id),
+        entry_by_email(tx, target.program_id, &signup.email),
+    )?;
+    let program = program.ok_or(ApiError::NotFound)?;
+    if let Some(stored) = receipt {
+        return match crypto::same_binding(&stored, binding) {
+            true => Ok(Admission::Replay),
+            false => Err(ApiError::Conflict("request_key_reused")),
+        };
+    }
+    if workspace_active != Some(true) || !program.signup_open {
+        return Err(ApiError::Conflict("signup_closed"));
+    }
+    let notice_id = match (program.current_notice_id, program.current_notice_version) {
+        (Some(id), Some(version)) if version == signup.notice_version => id,
+        _ => return Err(ApiError::Conflict("notice_outdated")),
+    };
+    if !signup.permission {
+        return Err(ApiError::Conflict("permission_required"));
+    }
+    if program.queue_count >= program.queue_cap || hour_count >= program.hourly_cap {
+        return Err(ApiError::TooManyRequests);
+    }
+    if let Some(entry_id) = known_entry {
+        insert_receipt(tx, program.id, signup.request_key, binding, entry_id, now).await?;
+        return Ok(Admission::Duplicate);
+    }
+    let entry_id = Uuid::new_v4();
+    let details = [("noticeVersion", Detail::Number(i64::from(signup.notice_version)))];
+    let (_, queue, hour, _, _) = try_join!(
+        insert_entry(tx, entry_id, program.id, &signup.email, notice_id, now),
+        bump_queue(tx, program.id),
+        bump_hour(tx, program.id, bucket, program.hourly_cap),
+        insert_receipt(tx, program.id, signup.request_key, binding, entry_id, now),
+        audit::record(tx, program.id, Some(entry_id), Actor::Public, EventType::Signup, now, &details),
+    )?;
+    // Both guards hold under the program lock; a miss means something wrote around it.
+    if queue.is_none() || hour.is_none() {
+        return Err(ApiError::TooManyRequests);
+    }
+    Ok(Admission::Admitted)
+}
+
+async fn receipt(tx: &Transaction<'_>, program_id: Uuid, request_key: Uuid) -> Result<Option<Vec<u8>>> {
+    let stmt = tx
+        .prepare_cached("SELECT binding_hmac FROM signup_receipts WHERE program_id = $1 AND request_key = $2")
+        .await?;
+    Ok(tx.query_opt(&stmt, &[&program_id, &request_key]).await?.map(|r| r.get(0)))
+}
+
+/// The one clock capture, its UTC hour bucket and that bucket's admissions so far.
+async fn clock_and_hour(tx: &Transaction<'_>, program_id: Uuid) -> Result<(DateTime<Utc>, DateTime<Utc>, i32)> {
+    const SQL: &str = r"
+SELECT c.at, c.bucket,
+  coalesce((SELECT admitted_count FROM intake_hours WHERE program_id = $1 AND bucket_start = c.bucket), 0)
+FROM (SELECT t.at, date_trunc('hour', t.at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket
+      FROM (SELECT clock_timestamp() AS at) t) c";
+    let stmt = tx.prepare_cached(SQL).await?;
+    let r = tx.query_one(&stmt, &[&program_id]).await?;
+    Ok((r.get(0), r.get(1), r.get(2)))
+}
+
+async fn entry_by_email(tx: &Transaction<'_>, program_id: Uuid, email: &EmailKey) -> Result<Option<Uuid>> {
+    let stmt = tx.prepare_cached("SELECT id FROM entries WHERE program_id = $1 AND email_key = $2").await?;
+    Ok(tx.query_opt(&stmt, &[&program_id, &email.as_str()]).await?.map(|r| r.get(0)))
+}
+
+async fn insert_entry(
+    tx: &Transaction<'_>,
+    id: Uuid,
+    program_id: Uuid,
+    email: &EmailKey,
+    notice_id: Uuid,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO entries (id, program_id, email_key, notice_id, permission_at, state, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, 'waiting', $5, $5)",
+        )
+        .await?;
+    tx.execute(&stmt, &[&id, &program_id, &email.as_str(), &notice_id, &now]).await.map_err(raced)?;
+    Ok(())
+}
+
+/// One more non-withdrawn entry; `None` if that would pass the cap.
+async fn bump_queue(tx: &Transaction<'_>, program_id: Uuid) -> Result<Option<i32>> {
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE programs SET queue_count = queue_count + 1 WHERE id = $1 AND queue_count < queue_cap \
+             RETURNING queue_count",
+        )
+        .await?;
+    Ok(tx.query_opt(&stmt, &[&program_id]).await?.map(|r| r.get(0)))
+}
+
+/// One more admission in the hour `bucket`; `None` if that would pass `cap`.
+async fn bump_hour(tx: &Transaction<'_>, program_id: Uuid, bucket: DateTime<Utc>, cap: i32) -> Result<Option<i32>> {
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO intake_hours (program_id, bucket_start, admitted_count) VALUES ($1, $2, 1) \
+             ON CONFLICT (program_id, bucket_start) DO UPDATE SET admitted_count = intake_hours.admitted_count + 1 \
+             WHERE intake_hours.admitted_count < $3 RETURNING admitted_count",
+        )
+        .await?;
+    Ok(tx.query_opt(&stmt, &[&program_id, &bucket, &cap]).await.map_err(raced)?.map(|r| r.get(0)))
+}
+
+async fn insert_receipt(
+    tx: &Transaction<'_>,
+    program_id: Uuid,
+    request_key: Uuid,
+    binding: &[u8],
+    entry_id: Uuid,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO signup_receipts (program_id, request_key, binding_hmac, entry_id, accepted_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .await?;
+    tx.execute(&stmt, &[&program_id, &request_key, &binding, &entry_id, &now]).await.map_err(raced)?;
+    Ok(())
+}
+
+/// A unique violation means another writer got there first: decide again.
+fn raced(e: tokio_postgres::Error) -> ApiError {
+    match (e.code(), violated_constraint(&e)) {
+        (Some(c), Some(_)) if *c == SqlState::UNIQUE_VIOLATION => ApiError::Conflict(RACED),
+        _ => e.into(),
+    }
+}
+
+// ---------------------------------------------------------------- own entries (§6.3)
+
+/// One of the caller's entries, found by one of their verified emails.
+#[derive(Debug, Clone)]
+pub struct OwnEntry {
+    pub slug: String,
+    pub state: String,
+    pub joined_at: DateTime<Utc>,
+    pub notice_version: i32,
+    /// 1-based place among the program's waiting entries (by time, then id), while waiting.
+    pub position: Option<i64>,
+    /// The latest invitation: its state (an issued one past its expiry reads `expired`)
+    /// and expiry.
+    pub invitation: Option<(String, DateTime<Utc>)>,
+}
+
+/// The earliest entry per program whose email is one of `emails`, in programs of active
+/// workspaces, optionally only the program `slug`. One statement, one snapshot.
+const OWN_ENTRIES: &str = r"
+SELECT * FROM (
+  SELECT DISTINCT ON (e.program_id) p.public_slug, e.state, e.created_at, n.version,
+    CASE WHEN e.state = 'waiting' THEN
+      (SELECT count(*) FROM entries q WHERE q.program_id = e.program_id AND q.state = 'waiting'
+         AND (q.created_at, q.id) <= (e.created_at, e.id)) END,
+    CASE WHEN i.state = 'issued' AND i.expires_at <= clock_timestamp() THEN 'expired' ELSE i.state END,
+    i.expires_at
+  FROM entries e
+  JOIN programs p ON p.id = e.program_id
+  JOIN workspaces ws ON ws.id = p.workspace_id AND ws.active
+  JOIN notices n ON n.id = e.notice_id
+  LEFT JOIN LATERAL (SELECT state, expires_at FROM invitations
+                     WHERE entry_id = e.id ORDER BY issued_at DESC, id DESC LIMIT 1) i ON true
+  WHERE e.email_key = ANY($1) AND ($2::text IS NULL OR p.public_slug = $2)
+  ORDER BY e.program_id, e.created_at, e.id
+) own ORDER BY created_at, public_slug";
+
+pub async fn own_entries(client: &impl GenericClient, emails: &[String], slug: Option<&str>) -> Result<Vec<OwnEntry>> {
+    if emails.is_empty() {
+        return Ok(Vec::new());
+    }
+    let stmt = client.prepare_cached(OWN_ENTRIES).await?;
+    let rows = client.query(&stmt, &[&emails, &slug]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| OwnEntry {
+            slug: r.get(0),
+            state: r.get(1),
+            joined_at: r.get(2),
+            notice_version: r.get(3),
+            position: r.get(4),
+            invitation: r.get::<_, Option<String>>(5).map(|state| (state, r.get(6))),
+        })
+        .collect())
+}
+
+/// The caller's entry in a locked program (the earliest, if several emails match).
+pub async fn own_entry_id(tx: &Transaction<'_>, program_id: Uuid, emails: &[String]) -> Result<Option<Uuid>> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id FROM entries WHERE program_id = $1 AND email_key = ANY($2) ORDER BY created_at, id LIMIT 1",
+        )
+        .await?;
+    Ok(tx.query_opt(&stmt, &[&program_id, &emails]).await?.map(|r| r.get(0)))
+}
