@@ -23,6 +23,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Scenario {
     SignupOne,
+    #[value(name = "signup-16")]
     Signup16,
     Replay,
     Read,
