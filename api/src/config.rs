@@ -214,3 +214,71 @@ mod tests {
         assert!(e.contains("CSRF_KEY") && !e.contains("short"));
     }
 }
+
+#[cfg(test)]
+mod production_tests {
+    use super::*;
+
+    fn production() -> Settings {
+        Settings {
+            database_url: "postgres://app@db/vestibule".into(),
+            bind_addr: "0.0.0.0:8080".into(),
+            app_env: AppEnv::Production,
+            app_origins: vec!["https://waitlist.example.com".into()],
+            signup_binding_key: vec![1; 32],
+            csrf_key: vec![2; 32],
+            clerk_secret_key: format!("sk_live_{}", "x".repeat(40)),
+            clerk_api_url: "https://api.clerk.com".into(),
+            clerk_jwt_key: None,
+            clerk_authorized_parties: vec!["https://waitlist.example.com".into()],
+            clerk_publishable_key: Some("pk_live_x".into()),
+            identity_dev_url: None,
+            static_dir: "web/dist".into(),
+            signup_rate_per_minute: 30,
+            redeem_failures_per_15min: 10,
+            trusted_proxies: vec![],
+            db_pool_size: 16,
+            metrics_addr: None,
+        }
+    }
+
+    fn refused(change: impl FnOnce(&mut Settings), mentions: &str) {
+        let mut s = production();
+        change(&mut s);
+        let e = s.validate().expect_err("production must refuse this").to_string();
+        assert!(e.contains(mentions), "{e}");
+    }
+
+    #[test]
+    fn a_sound_production_configuration_starts() {
+        production().validate().unwrap();
+    }
+
+    #[test]
+    fn production_refuses_the_local_identity_stand_in() {
+        refused(|s| s.clerk_api_url = "http://127.0.0.1:8081".into(), "CLERK_API_URL");
+        refused(|s| s.clerk_api_url = "https://localhost:8081".into(), "CLERK_API_URL");
+        refused(|s| s.identity_dev_url = Some("https://id.example.com".into()), "IDENTITY_DEV_URL");
+        refused(|s| s.clerk_secret_key = "sk_test_short".into(), "CLERK_SECRET_KEY");
+    }
+
+    #[test]
+    fn production_refuses_plain_http_origins() {
+        refused(|s| s.app_origins.push("http://waitlist.example.com".into()), "APP_ORIGINS");
+    }
+
+    #[test]
+    fn every_environment_refuses_short_or_shared_keys() {
+        refused(|s| s.csrf_key = vec![2; 31], "32 bytes");
+        refused(|s| s.csrf_key = s.signup_binding_key.clone(), "differ");
+        let mut dev = production();
+        dev.app_env = AppEnv::Development;
+        dev.signup_binding_key = vec![1; 8];
+        assert!(dev.validate().is_err());
+    }
+
+    #[test]
+    fn production_needs_authorized_parties() {
+        refused(|s| s.clerk_authorized_parties.clear(), "CLERK_AUTHORIZED_PARTIES");
+    }
+}

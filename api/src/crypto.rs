@@ -75,3 +75,36 @@ mod tests {
         assert_eq!(code_digest(&format!("{}B", "A".repeat(42))), None);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        /// Any input: no panic, and a digest only for the exact shape of a code.
+        #[test]
+        fn the_decoder_accepts_only_canonical_32_byte_codes(s in any::<String>()) {
+            if let Some(d) = code_digest(&s) {
+                prop_assert_eq!(s.len(), 43);
+                prop_assert_eq!(d.len(), 32);
+                prop_assert_eq!(URL_SAFE_NO_PAD.encode(URL_SAFE_NO_PAD.decode(&s).unwrap()), s);
+            }
+        }
+
+        /// Every 32-byte value has exactly one code, which decodes to its digest.
+        #[test]
+        fn every_code_round_trips(bytes in prop::array::uniform32(any::<u8>())) {
+            let code = URL_SAFE_NO_PAD.encode(bytes);
+            prop_assert_eq!(code_digest(&code), Some(digest::digest(&digest::SHA256, &bytes).as_ref().to_vec()));
+        }
+
+        /// Near-codes (43 characters from the alphabet and a few others) never panic.
+        #[test]
+        fn near_codes_never_panic(s in "[A-Za-z0-9_\\-+/=]{43}") {
+            let _ = code_digest(&s);
+        }
+    }
+}

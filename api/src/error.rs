@@ -131,17 +131,31 @@ impl From<tokio_postgres::Error> for ApiError {
                 let constraint = e.as_db_error().and_then(|d| d.constraint()).unwrap_or("-");
                 ApiError::Internal(anyhow::anyhow!("database error {} on {constraint}", c.code()))
             }
-            None if e.is_closed() || e.to_string().contains("connection") => {
-                ApiError::Unavailable("database connection lost".into())
-            }
+            None if e.is_closed() || is_io(&e) => ApiError::Unavailable("database connection lost".into()),
             None => ApiError::Internal(anyhow::anyhow!("database client error: {e}")),
         }
     }
 }
 
+/// Whether a client error was caused by the connection (refused, reset, closed).
+fn is_io(e: &tokio_postgres::Error) -> bool {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if s.is::<std::io::Error>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
 impl From<deadpool_postgres::PoolError> for ApiError {
     fn from(e: deadpool_postgres::PoolError) -> Self {
         match e {
+            // A connection that cannot be made is an outage, whatever the client says.
+            deadpool_postgres::PoolError::Backend(db) if db.code().is_none() => {
+                ApiError::Unavailable("cannot connect to the database".into())
+            }
             deadpool_postgres::PoolError::Backend(db) => db.into(),
             other => ApiError::Unavailable(format!("database pool: {other}")),
         }

@@ -24,20 +24,12 @@ pub struct ApiError {
 
 impl ApiError {
     fn new(status: u16, code: &str, message: &str) -> Self {
-        ApiError {
-            status,
-            code: code.into(),
-            message: message.into(),
-        }
+        ApiError { status, code: code.into(), message: message.into() }
     }
 
     /// The browser could not reach the server (offline, DNS, CORS, aborted).
     pub fn network() -> Self {
-        Self::new(
-            0,
-            "network",
-            "Could not reach the server. Check your connection and try again.",
-        )
+        Self::new(0, "network", "Could not reach the server. Check your connection and try again.")
     }
 
     /// A network failure or a server-side error: the same request may be sent again.
@@ -51,11 +43,7 @@ impl ApiError {
     }
 
     fn unexpected(status: u16) -> Self {
-        Self::new(
-            status,
-            "unexpected",
-            "The server answered unexpectedly. Try again shortly.",
-        )
+        Self::new(status, "unexpected", "The server answered unexpectedly. Try again shortly.")
     }
 }
 
@@ -83,12 +71,18 @@ const CSV: &str = "text/csv";
 
 /// Signed-in GET of a JSON resource.
 pub async fn get<T: DeserializeOwned>(path: impl Into<String>) -> Result<T, ApiError> {
-    decode(call(Call { method: Method::GET, path: path.into(), body: None, caller: Caller::Session, accept: JSON }).await?)
+    decode(
+        call(Call { method: Method::GET, path: path.into(), body: None, caller: Caller::Session, accept: JSON })
+            .await?,
+    )
 }
 
 /// Anonymous GET (public pages, `/api/config`): no refresh on 401.
 pub async fn get_public<T: DeserializeOwned>(path: impl Into<String>) -> Result<T, ApiError> {
-    decode(call(Call { method: Method::GET, path: path.into(), body: None, caller: Caller::Anonymous, accept: JSON }).await?)
+    decode(
+        call(Call { method: Method::GET, path: path.into(), body: None, caller: Caller::Anonymous, accept: JSON })
+            .await?,
+    )
 }
 
 /// Signed-in POST with a JSON body and the CSRF header.
@@ -134,7 +128,13 @@ pub async fn fetch_me() -> Result<MeResponse, ApiError> {
     }
 }
 
-fn with_body<B: Serialize>(method: Method, path: String, body: &B, caller: Caller, accept: &'static str) -> Result<Call, ApiError> {
+fn with_body<B: Serialize>(
+    method: Method,
+    path: String,
+    body: &B,
+    caller: Caller,
+    accept: &'static str,
+) -> Result<Call, ApiError> {
     let body = serde_json::to_string(body).map_err(|_| ApiError::unexpected(0))?;
     Ok(Call { method, path, body: Some(body), caller, accept })
 }
@@ -177,9 +177,7 @@ async fn fetch(
     csrf: Option<&str>,
     accept: &str,
 ) -> Result<(u16, String), ApiError> {
-    let mut builder = RequestBuilder::new(path)
-        .method(method)
-        .header("Accept", accept);
+    let mut builder = RequestBuilder::new(path).method(method).header("Accept", accept);
     if let Some(token) = csrf {
         builder = builder.header("X-CSRF-Token", token);
     }
@@ -194,21 +192,13 @@ async fn fetch(
 }
 
 fn decode<T: DeserializeOwned>(text: String) -> Result<T, ApiError> {
-    let text = if text.trim().is_empty() {
-        "null"
-    } else {
-        text.as_str()
-    };
+    let text = if text.trim().is_empty() { "null" } else { text.as_str() };
     serde_json::from_str(text).map_err(|_| ApiError::unexpected(200))
 }
 
 fn error_from(status: u16, text: &str) -> ApiError {
     match serde_json::from_str::<ErrorBody>(text) {
-        Ok(body) => ApiError {
-            status,
-            code: body.error.code,
-            message: body.error.message,
-        },
+        Ok(body) => ApiError { status, code: body.error.code, message: body.error.message },
         Err(_) => ApiError::unexpected(status),
     }
 }

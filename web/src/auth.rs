@@ -54,10 +54,7 @@ pub fn use_session() -> Session {
 
 /// Provides the [`Session`] context and starts reading configuration and session.
 pub fn start() {
-    let session = Session {
-        status: RwSignal::new(Status::Starting),
-        backend: RwSignal::new(Backend::Unknown),
-    };
+    let session = Session { status: RwSignal::new(Status::Starting), backend: RwSignal::new(Backend::Unknown) };
     provide_context(session);
     SESSION.set(Some(session));
     spawn_local(init(session));
@@ -69,11 +66,7 @@ async fn init(session: Session) {
         session.status.set(Status::Unverified);
         return;
     };
-    let has_session = match (
-        config.identity.as_str(),
-        config.identity_dev_url,
-        config.publishable_key,
-    ) {
+    let has_session = match (config.identity.as_str(), config.identity_dev_url, config.publishable_key) {
         ("local", Some(url), _) => {
             local::configure(url);
             session.backend.set(Backend::Local);

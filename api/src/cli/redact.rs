@@ -6,9 +6,9 @@
 //! bindings and the identity provider keep what they keep (see the README).
 //! Runs under the workspace and program locks like every owner writer.
 
+use crate::db;
 use crate::db::audit::{self, Actor, Detail, EventType};
 use crate::db::locks::{self, Strength};
-use crate::db;
 use crate::error::ApiError;
 use anyhow::{anyhow, bail};
 use chrono::{DateTime, NaiveDate, Utc};
@@ -19,7 +19,8 @@ pub fn parse_cutoff(s: &str) -> anyhow::Result<DateTime<Utc>> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Ok(t.with_timezone(&Utc));
     }
-    let day = NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| anyhow!("--before must be YYYY-MM-DD or RFC 3339"))?;
+    let day =
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| anyhow!("--before must be YYYY-MM-DD or RFC 3339"))?;
     Ok(day.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc())
 }
 
@@ -45,8 +46,11 @@ pub async fn redact(database_url: &str, program_id: Uuid, before: DateTime<Utc>)
         for row in &rows {
             let (entry, state): (Uuid, &str) = (row.get(0), row.get(1));
             let tombstone = format!("redacted+{}@redacted.invalid", entry.simple());
-            tx.execute("UPDATE entries SET email_key = $2, redacted_at = $3 WHERE id = $1", &[&entry, &tombstone, &now])
-                .await?;
+            tx.execute(
+                "UPDATE entries SET email_key = $2, redacted_at = $3 WHERE id = $1",
+                &[&entry, &tombstone, &now],
+            )
+            .await?;
             let from = if state == "withdrawn" { "withdrawn" } else { "declined" };
             let details = [("state", Detail::Code(from)), ("basis", Detail::Code("retention_expiry"))];
             audit::record(tx, program.id, Some(entry), Actor::System, EventType::Redacted, now, &details).await?;

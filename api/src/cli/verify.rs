@@ -48,6 +48,16 @@ const CHECKS: &[Check] = &[
         sql: "SELECT count(*) FROM invitations i JOIN entries e ON e.id = i.entry_id WHERE i.state = 'issued' AND e.state <> 'invited'",
     },
     Check {
+        name: "every invitation has its idempotency receipt",
+        sql: "SELECT count(*) FROM invitations i WHERE NOT EXISTS (SELECT 1 FROM owner_action_receipts r WHERE r.program_id = i.program_id \
+              AND r.action = 'issue_invitation' AND r.target_id = i.id) AND NOT EXISTS (SELECT 1 FROM invitation_batch_items b \
+              JOIN owner_action_receipts r ON r.target_id = b.batch_id AND r.action = 'bulk_issue' WHERE b.invitation_id = i.id)",
+    },
+    Check {
+        name: "every signup receipt points at an entry",
+        sql: "SELECT count(*) FROM signup_receipts WHERE entry_id IS NULL",
+    },
+    Check {
         name: "every grant's invitation is redeemed and of the same entry and program",
         sql: "SELECT count(*) FROM grants g LEFT JOIN invitations i ON i.id = g.invitation_id AND i.entry_id = g.entry_id \
               AND i.program_id = g.program_id AND i.state = 'redeemed' WHERE i.id IS NULL",

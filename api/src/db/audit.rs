@@ -99,6 +99,11 @@ impl From<Detail> for Value {
     }
 }
 
+/// The statement [`record`] runs (exposed so a caller can prepare it ahead of a pipeline).
+pub const RECORD_SQL: &str = "INSERT INTO audit_events \
+     (program_id, entry_id, actor_kind, actor_staff_id, event_type, event_at, details) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
+
 /// Appends one event at the transaction's captured clock `at`.
 pub async fn record(
     tx: &Transaction<'_>,
@@ -110,12 +115,7 @@ pub async fn record(
     details: &[(&'static str, Detail)],
 ) -> Result<i64> {
     let details: Map<String, Value> = details.iter().map(|(k, v)| ((*k).to_owned(), v.clone().into())).collect();
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO audit_events (program_id, entry_id, actor_kind, actor_staff_id, event_type, event_at, details) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-        )
-        .await?;
+    let stmt = tx.prepare_cached(RECORD_SQL).await?;
     let row = tx
         .query_one(
             &stmt,

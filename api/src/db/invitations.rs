@@ -119,14 +119,20 @@ pub async fn of_entry(client: &Transaction<'_>, entry_id: Uuid) -> Result<Vec<In
     Ok(client.query(&stmt, &[&entry_id]).await?.iter().map(InvitationRow::from).collect())
 }
 
-/// Ends an issued invitation (`revoked` or `expired`) at `now`.
-pub async fn finish(tx: &Transaction<'_>, inv: &InvitationRow, to: InvitationState, now: DateTime<Utc>) -> Result<()> {
+/// Ends a locked, issued invitation (`revoked` or `expired`) at `now`; returns it as it
+/// is now.
+pub async fn finish(
+    tx: &Transaction<'_>,
+    inv: &InvitationRow,
+    to: InvitationState,
+    now: DateTime<Utc>,
+) -> Result<InvitationRow> {
     if !inv.state.may_become(to) {
         return Err(ApiError::Conflict("invalid_transition"));
     }
-    let stmt = tx.prepare_cached("UPDATE invitations SET state = $2, terminal_at = $3 WHERE id = $1").await?;
-    tx.execute(&stmt, &[&inv.id, &to.as_str(), &now]).await?;
-    Ok(())
+    let sql = format!("UPDATE invitations SET state = $2, terminal_at = $3 WHERE id = $1 RETURNING {COLUMNS}");
+    let stmt = tx.prepare_cached(&sql).await?;
+    Ok(InvitationRow::from(&tx.query_one(&stmt, &[&inv.id, &to.as_str(), &now]).await?))
 }
 
 /// Seats in use: active grants plus issued invitations unexpired at `now`.

@@ -19,13 +19,17 @@ pub enum Strength {
 
 /// Locks the workspace row; `None` when it does not exist. Returns whether it is active.
 pub async fn workspace(tx: &Transaction<'_>, id: Uuid, strength: Strength) -> Result<Option<bool>> {
-    let sql = match strength {
+    let stmt = tx.prepare_cached(workspace_sql(strength)).await?;
+    Ok(tx.query_opt(&stmt, &[&id]).await?.map(|r| r.get(0)))
+}
+
+/// The statement [`workspace`] runs (exposed so a caller can prepare it ahead of a pipeline).
+pub fn workspace_sql(strength: Strength) -> &'static str {
+    match strength {
         Strength::Update => "SELECT active FROM workspaces WHERE id = $1 FOR UPDATE",
         Strength::Share => "SELECT active FROM workspaces WHERE id = $1 FOR SHARE",
         Strength::KeyShare => "SELECT active FROM workspaces WHERE id = $1 FOR KEY SHARE",
-    };
-    let stmt = tx.prepare_cached(sql).await?;
-    Ok(tx.query_opt(&stmt, &[&id]).await?.map(|r| r.get(0)))
+    }
 }
 
 /// A program row read under its lock.
@@ -81,16 +85,17 @@ pub async fn program(
     id: Uuid,
     strength: Strength,
 ) -> Result<Option<ProgramRow>> {
-    let sql = match strength {
-        Strength::Update => const_format(" FOR UPDATE"),
-        Strength::Share => const_format(" FOR SHARE"),
-        Strength::KeyShare => const_format(" FOR KEY SHARE"),
-    };
-    let stmt = tx.prepare_cached(&sql).await?;
+    let stmt = tx.prepare_cached(&program_sql(strength)).await?;
     Ok(tx.query_opt(&stmt, &[&id, &workspace_id]).await?.as_ref().map(ProgramRow::from))
 }
 
-fn const_format(suffix: &str) -> String {
+/// The statement [`program`] runs (exposed so a caller can prepare it ahead of a pipeline).
+pub fn program_sql(strength: Strength) -> String {
+    let suffix = match strength {
+        Strength::Update => " FOR UPDATE",
+        Strength::Share => " FOR SHARE",
+        Strength::KeyShare => " FOR KEY SHARE",
+    };
     format!("SELECT {PROGRAM_COLUMNS} FROM programs WHERE id = $1 AND workspace_id = $2{suffix}")
 }
 

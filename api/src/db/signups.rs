@@ -9,8 +9,9 @@
 //! once, after the locks and the key lookup. No `count(*)` under the lock: the queue is
 //! `programs.queue_count`, the hour is one `intake_hours` row.
 //!
-//! Round trips: the lock statements and the reads are pipelined (tokio-postgres sends a
-//! request when its future is first polled, and `try_join!` polls in argument order),
+//! Round trips: the lock statements and the reads are pipelined (with its statement
+//! prepared, tokio-postgres sends a request when its future is first polled, and
+//! `try_join!` polls in argument order — [`prepare_all`] makes sure of the first part),
 //! so the server still runs them one after another — each a fresh READ COMMITTED
 //! snapshot taken after the previous statement's lock was granted — but the client
 //! waits once. The writes are pipelined the same way. Decisions are still taken in the
@@ -23,6 +24,7 @@ use crate::error::{violated_constraint, ApiError, Result};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use deadpool_postgres::Transaction;
+use futures_util::future::try_join_all;
 use futures_util::try_join;
 use shared::EmailKey;
 use tokio_postgres::error::SqlState;
@@ -100,6 +102,7 @@ pub const RACED: &str = "signup_race";
 
 /// Decides and records one signup in the caller's transaction (see the module policy).
 pub async fn admit(tx: &Transaction<'_>, target: Target, signup: &NewSignup, binding: &[u8]) -> Result<Admission> {
+    prepare_all(tx).await?;
     let (workspace_active, program, receipt, (now, bucket, hour_count), known_entry) = try_join!(
         locks::workspace(tx, target.workspace_id, Strength::KeyShare),
         locks::program(tx, target.workspace_id, target.program_id, Strength::Update),
@@ -147,27 +150,62 @@ pub async fn admit(tx: &Transaction<'_>, target: Target, signup: &NewSignup, bin
     Ok(Admission::Admitted)
 }
 
-async fn receipt(tx: &Transaction<'_>, program_id: Uuid, request_key: Uuid) -> Result<Option<Vec<u8>>> {
-    let stmt = tx
-        .prepare_cached("SELECT binding_hmac FROM signup_receipts WHERE program_id = $1 AND request_key = $2")
-        .await?;
-    Ok(tx.query_opt(&stmt, &[&program_id, &request_key]).await?.map(|r| r.get(0)))
-}
-
+const RECEIPT: &str = "SELECT binding_hmac FROM signup_receipts WHERE program_id = $1 AND request_key = $2";
 /// The one clock capture, its UTC hour bucket and that bucket's admissions so far.
-async fn clock_and_hour(tx: &Transaction<'_>, program_id: Uuid) -> Result<(DateTime<Utc>, DateTime<Utc>, i32)> {
-    const SQL: &str = r"
+const CLOCK_AND_HOUR: &str = r"
 SELECT c.at, c.bucket,
   coalesce((SELECT admitted_count FROM intake_hours WHERE program_id = $1 AND bucket_start = c.bucket), 0)
 FROM (SELECT t.at, date_trunc('hour', t.at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket
       FROM (SELECT clock_timestamp() AS at) t) c";
-    let stmt = tx.prepare_cached(SQL).await?;
+const ENTRY_BY_EMAIL: &str = "SELECT id FROM entries WHERE program_id = $1 AND email_key = $2";
+const INSERT_ENTRY: &str = "INSERT INTO entries \
+     (id, program_id, email_key, notice_id, permission_at, state, created_at, updated_at) \
+     VALUES ($1, $2, $3, $4, $5, 'waiting', $5, $5)";
+/// One more non-withdrawn entry, never past the cap.
+const BUMP_QUEUE: &str =
+    "UPDATE programs SET queue_count = queue_count + 1 WHERE id = $1 AND queue_count < queue_cap RETURNING queue_count";
+/// One more admission in the hour bucket, never past the hourly cap.
+const BUMP_HOUR: &str = "INSERT INTO intake_hours (program_id, bucket_start, admitted_count) VALUES ($1, $2, 1) \
+     ON CONFLICT (program_id, bucket_start) DO UPDATE SET admitted_count = intake_hours.admitted_count + 1 \
+     WHERE intake_hours.admitted_count < $3 RETURNING admitted_count";
+const INSERT_RECEIPT: &str = "INSERT INTO signup_receipts \
+     (program_id, request_key, binding_hmac, entry_id, accepted_at) VALUES ($1, $2, $3, $4, $5)";
+
+/// Prepares every statement of the admission (one pipelined round trip on a connection
+/// that has not run one yet, no I/O once cached). With its statement prepared, a query
+/// future sends its request on first poll, so the pipelines in [`admit`] reach the
+/// server in argument order — locks before reads, the entry before what refers to it.
+async fn prepare_all(tx: &Transaction<'_>) -> Result<()> {
+    let program_lock = locks::program_sql(Strength::Update);
+    let statements = [
+        locks::workspace_sql(Strength::KeyShare),
+        &program_lock,
+        RECEIPT,
+        CLOCK_AND_HOUR,
+        ENTRY_BY_EMAIL,
+        INSERT_ENTRY,
+        BUMP_QUEUE,
+        BUMP_HOUR,
+        INSERT_RECEIPT,
+        audit::RECORD_SQL,
+    ];
+    try_join_all(statements.iter().map(|sql| tx.prepare_cached(sql))).await?;
+    Ok(())
+}
+
+async fn receipt(tx: &Transaction<'_>, program_id: Uuid, request_key: Uuid) -> Result<Option<Vec<u8>>> {
+    let stmt = tx.prepare_cached(RECEIPT).await?;
+    Ok(tx.query_opt(&stmt, &[&program_id, &request_key]).await?.map(|r| r.get(0)))
+}
+
+async fn clock_and_hour(tx: &Transaction<'_>, program_id: Uuid) -> Result<(DateTime<Utc>, DateTime<Utc>, i32)> {
+    let stmt = tx.prepare_cached(CLOCK_AND_HOUR).await?;
     let r = tx.query_one(&stmt, &[&program_id]).await?;
     Ok((r.get(0), r.get(1), r.get(2)))
 }
 
 async fn entry_by_email(tx: &Transaction<'_>, program_id: Uuid, email: &EmailKey) -> Result<Option<Uuid>> {
-    let stmt = tx.prepare_cached("SELECT id FROM entries WHERE program_id = $1 AND email_key = $2").await?;
+    let stmt = tx.prepare_cached(ENTRY_BY_EMAIL).await?;
     Ok(tx.query_opt(&stmt, &[&program_id, &email.as_str()]).await?.map(|r| r.get(0)))
 }
 
@@ -179,36 +217,20 @@ async fn insert_entry(
     notice_id: Uuid,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO entries (id, program_id, email_key, notice_id, permission_at, state, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, 'waiting', $5, $5)",
-        )
-        .await?;
+    let stmt = tx.prepare_cached(INSERT_ENTRY).await?;
     tx.execute(&stmt, &[&id, &program_id, &email.as_str(), &notice_id, &now]).await.map_err(raced)?;
     Ok(())
 }
 
-/// One more non-withdrawn entry; `None` if that would pass the cap.
+/// `None` if one more would pass the cap.
 async fn bump_queue(tx: &Transaction<'_>, program_id: Uuid) -> Result<Option<i32>> {
-    let stmt = tx
-        .prepare_cached(
-            "UPDATE programs SET queue_count = queue_count + 1 WHERE id = $1 AND queue_count < queue_cap \
-             RETURNING queue_count",
-        )
-        .await?;
+    let stmt = tx.prepare_cached(BUMP_QUEUE).await?;
     Ok(tx.query_opt(&stmt, &[&program_id]).await?.map(|r| r.get(0)))
 }
 
-/// One more admission in the hour `bucket`; `None` if that would pass `cap`.
+/// `None` if one more would pass `cap`.
 async fn bump_hour(tx: &Transaction<'_>, program_id: Uuid, bucket: DateTime<Utc>, cap: i32) -> Result<Option<i32>> {
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO intake_hours (program_id, bucket_start, admitted_count) VALUES ($1, $2, 1) \
-             ON CONFLICT (program_id, bucket_start) DO UPDATE SET admitted_count = intake_hours.admitted_count + 1 \
-             WHERE intake_hours.admitted_count < $3 RETURNING admitted_count",
-        )
-        .await?;
+    let stmt = tx.prepare_cached(BUMP_HOUR).await?;
     Ok(tx.query_opt(&stmt, &[&program_id, &bucket, &cap]).await.map_err(raced)?.map(|r| r.get(0)))
 }
 
@@ -220,12 +242,7 @@ async fn insert_receipt(
     entry_id: Uuid,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO signup_receipts (program_id, request_key, binding_hmac, entry_id, accepted_at) \
-             VALUES ($1, $2, $3, $4, $5)",
-        )
-        .await?;
+    let stmt = tx.prepare_cached(INSERT_RECEIPT).await?;
     tx.execute(&stmt, &[&program_id, &request_key, &binding, &entry_id, &now]).await.map_err(raced)?;
     Ok(())
 }

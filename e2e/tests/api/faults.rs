@@ -10,15 +10,30 @@ use std::time::Duration;
 use uuid::Uuid;
 
 fn verify(db_url: &str) -> String {
-    let out = std::process::Command::new(workspace_bin("vestibule")).arg("verify").env("DATABASE_URL", db_url).output().unwrap();
+    let out = std::process::Command::new(workspace_bin("vestibule"))
+        .arg("verify")
+        .env("DATABASE_URL", db_url)
+        .output()
+        .unwrap();
     let report = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "invariants broken:\n{report}");
     report
 }
 
-async fn signup_to(http: &reqwest::Client, base: &str, slug: &str, key: Uuid, email: String) -> Result<u16, reqwest::Error> {
+async fn signup_to(
+    http: &reqwest::Client,
+    base: &str,
+    slug: &str,
+    key: Uuid,
+    email: String,
+) -> Result<u16, reqwest::Error> {
     let body = json!({"requestKey": key, "email": email, "noticeVersion": 1, "permission": true});
-    let r = http.post(format!("{base}/api/public/programs/{slug}/signups")).header("origin", ORIGIN).json(&body).send().await?;
+    let r = http
+        .post(format!("{base}/api/public/programs/{slug}/signups"))
+        .header("origin", ORIGIN)
+        .json(&body)
+        .send()
+        .await?;
     Ok(r.status().as_u16())
 }
 
@@ -29,7 +44,7 @@ async fn sigkill_mid_signups_and_invitations_loses_and_double_counts_nothing() {
     let program = app.open_program(&owner, ws, "crash").await;
     // Selected entries for an invitation load running alongside the signups.
     let mut selected = Vec::new();
-    for i in 0..40 {
+    for i in 0..100 {
         app.signup("crash", &format!("sel{i}@example.com")).await.assert(202);
         let e = app.entry_id(program, &format!("sel{i}@example.com")).await;
         app.select(&owner, program, e).await.assert(200);
@@ -43,27 +58,50 @@ async fn sigkill_mid_signups_and_invitations_loses_and_double_counts_nothing() {
     let signups = futures::future::join_all(
         keys.iter().enumerate().map(|(i, k)| signup_to(&http, &base, "crash", *k, format!("c{i}@example.com"))),
     );
-    let issues = futures::future::join_all(selected.iter().map(|e| app.issue_with(&owner, program, *e, Uuid::new_v4(), 3)));
+    let csrf = api::http::csrf::token(&app.settings.csrf_key, &owner.session_id);
+    let expires = (chrono::Utc::now() + chrono::Duration::days(3)).to_rfc3339();
+    let issues = futures::future::join_all(selected.iter().map(|e| {
+        http.post(format!("{base}/api/owner/programs/{program}/entries/{e}/invitations"))
+            .header("origin", ORIGIN)
+            .header("x-csrf-token", &csrf)
+            .bearer_auth(&owner.token)
+            .json(&json!({"requestKey": Uuid::new_v4(), "expiresAt": expires}))
+            .send()
+    }));
+    // Kill once the load is well under way: some signups committed, many in flight.
+    let watcher = app.db().await;
     let killer = async {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        for _ in 0..500 {
+            let n: i64 = watcher.query_one("SELECT count(*) FROM signup_receipts", &[]).await.unwrap().get(0);
+            if n >= 80 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         api.kill().await;
     };
     let (signed, issued, ()) = tokio::join!(signups, issues, killer);
     let answered = signed.iter().filter(|r| matches!(r, Ok(202))).count();
-    let issued_ok = issued.iter().filter(|r| r.status == 201).count();
+    let issued_ok = issued.iter().filter(|r| r.as_ref().is_ok_and(|r| r.status() == 201)).count();
     println!("before the kill: {answered} signups and {issued_ok} invitations answered");
+    assert!(answered < keys.len(), "the kill landed mid-load");
 
     // Restart on a new process; the same keys replay or are admitted once.
     let api = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
     verify(&app.db_url);
     let db = app.db().await;
-    let committed: i64 = db.query_one("SELECT count(*) FROM signup_receipts WHERE program_id = $1", &[&program]).await.unwrap().get(0);
+    let committed: i64 =
+        db.query_one("SELECT count(*) FROM signup_receipts WHERE program_id = $1", &[&program]).await.unwrap().get(0);
     assert!(committed as usize >= answered, "every 202 answered before the kill was committed");
     for (i, k) in keys.iter().enumerate() {
         let status = signup_to(&http, &api.base, "crash", *k, format!("c{i}@example.com")).await.unwrap();
         assert_eq!(status, 202);
     }
-    let entries: i64 = db.query_one("SELECT count(*) FROM entries WHERE program_id = $1 AND email_key LIKE 'c%'", &[&program]).await.unwrap().get(0);
+    let entries: i64 = db
+        .query_one("SELECT count(*) FROM entries WHERE program_id = $1 AND email_key LIKE 'c%'", &[&program])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(entries, 400, "each key admitted exactly once");
     let report = verify(&app.db_url);
     assert!(report.contains(" 0 failed"));
@@ -80,7 +118,9 @@ async fn a_database_restart_gives_clean_503s_and_the_api_recovers_by_itself() {
     let api = ApiProcess::start(&db_url, &clerk, &[]).await; // migrates the new database
     let owner = clerk.user("owner@example.com").await;
     let pool = api::db::pool(&db_url, 1).unwrap();
-    let ws = api::db::transaction(&pool, async |tx| api::db::staff::bootstrap(tx, "ws", &owner.user_id, "t").await).await.unwrap();
+    let ws = api::db::transaction(&pool, async |tx| api::db::staff::bootstrap(tx, "ws", &owner.user_id, "t").await)
+        .await
+        .unwrap();
     drop(pool);
     // The typed flows, pointed at the process on the private cluster.
     let mut flows = TestApp::spawn().await;
@@ -106,14 +146,18 @@ async fn a_database_restart_gives_clean_503s_and_the_api_recovers_by_itself() {
     cluster.start_again();
     let mut recovered = false;
     for _ in 0..50 {
-        if signup_to(&http, &api.base, "restart", Uuid::new_v4(), "after@example.com".into()).await.is_ok_and(|s| s == 202) {
+        if signup_to(&http, &api.base, "restart", Uuid::new_v4(), "after@example.com".into())
+            .await
+            .is_ok_and(|s| s == 202)
+        {
             recovered = true;
             break;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert!(recovered, "the API recovered without a restart");
-    let n: i64 = crate::support::db::connect(&db_url).await.query_one("SELECT count(*) FROM entries", &[]).await.unwrap().get(0);
+    let n: i64 =
+        crate::support::db::connect(&db_url).await.query_one("SELECT count(*) FROM entries", &[]).await.unwrap().get(0);
     assert_eq!(n, 2, "only the two answered signups exist");
 }
 

@@ -4,9 +4,18 @@
 
 mod support;
 
+mod applicant;
+mod audit;
+mod bulk;
+mod cli;
+mod content;
 mod early_access;
 mod faults;
 mod foundation;
+mod invitations;
 mod log_scan;
 mod ops;
+mod programs;
+mod queue;
 mod redeem;
+mod signup;

@@ -17,13 +17,21 @@ async fn populate(app: &TestApp) -> Uuid {
         app.signup("ops-beta", &format!("person{i}@example.com")).await.assert(202);
     }
     let e = app.entry_id(program, "person0@example.com").await;
-    app.post(&format!("/api/owner/programs/{program}/entries/{e}/decline"), &json!({"reasonCode": "not_eligible"}), Some(&owner))
-        .await
-        .assert(200);
+    app.post(
+        &format!("/api/owner/programs/{program}/entries/{e}/decline"),
+        &json!({"reasonCode": "not_eligible"}),
+        Some(&owner),
+    )
+    .await
+    .assert(200);
     let e = app.entry_id(program, "person1@example.com").await;
-    app.post(&format!("/api/owner/programs/{program}/entries/{e}/withdraw"), &json!({"basis": "applicant_request"}), Some(&owner))
-        .await
-        .assert(200);
+    app.post(
+        &format!("/api/owner/programs/{program}/entries/{e}/withdraw"),
+        &json!({"basis": "applicant_request"}),
+        Some(&owner),
+    )
+    .await
+    .assert(200);
     program
 }
 
@@ -37,7 +45,8 @@ async fn backup_and_restore(from: &str) -> String {
     let out = Command::new("pg_dump").args(["-Fc", "-f"]).arg(&dump).arg(from).output().expect("pg_dump runs");
     assert!(out.status.success(), "pg_dump: {}", String::from_utf8_lossy(&out.stderr));
     let target = db::fresh_database().await;
-    let out = Command::new("pg_restore").args(["--no-owner", "-d", &target]).arg(&dump).output().expect("pg_restore runs");
+    let out =
+        Command::new("pg_restore").args(["--no-owner", "-d", &target]).arg(&dump).output().expect("pg_restore runs");
     assert!(out.status.success(), "pg_restore: {}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_file(dump);
     target
@@ -97,7 +106,8 @@ async fn redaction_replaces_old_withdrawn_and_declined_emails_and_keeps_every_li
     }
     let after: i64 = dbc.query_one("SELECT count(*) FROM entries", &[]).await.unwrap().get(0);
     assert_eq!(before, after);
-    let events: i64 = dbc.query_one("SELECT count(*) FROM audit_events WHERE event_type = 'redacted'", &[]).await.unwrap().get(0);
+    let events: i64 =
+        dbc.query_one("SELECT count(*) FROM audit_events WHERE event_type = 'redacted'", &[]).await.unwrap().get(0);
     assert_eq!(events, 2);
     let out = vestibule(&app.db_url, &["verify"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
@@ -122,10 +132,14 @@ async fn two_instances_share_caps_and_rate_limits() {
         let base = if i % 2 == 0 { &a.base } else { &b.base };
         let body = json!({"requestKey": Uuid::new_v4(), "email": format!("m{i}@example.com"), "noticeVersion": 1, "permission": true});
         requests.push(
-            http.post(format!("{base}/api/public/programs/multi/signups")).header("origin", crate::support::ORIGIN).json(&body).send(),
+            http.post(format!("{base}/api/public/programs/multi/signups"))
+                .header("origin", crate::support::ORIGIN)
+                .json(&body)
+                .send(),
         );
     }
-    let statuses: Vec<u16> = futures::future::join_all(requests).await.into_iter().map(|r| r.unwrap().status().as_u16()).collect();
+    let statuses: Vec<u16> =
+        futures::future::join_all(requests).await.into_iter().map(|r| r.unwrap().status().as_u16()).collect();
     assert_eq!(statuses.iter().filter(|s| **s == 202).count(), 10, "{statuses:?}");
     assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 20, "{statuses:?}");
     let n: i64 = app.db().await.query_one("SELECT count(*) FROM entries", &[]).await.unwrap().get(0);
@@ -145,7 +159,11 @@ async fn two_instances_share_caps_and_rate_limits() {
     for i in 0..4 {
         let base = if i % 2 == 0 { &a.base } else { &b.base };
         let body = json!({"requestKey": Uuid::new_v4(), "email": format!("r{i}@example.com"), "noticeVersion": 1, "permission": true});
-        let r = http.post(format!("{base}/api/public/programs/multi-rate/signups")).header("origin", crate::support::ORIGIN).json(&body).send();
+        let r = http
+            .post(format!("{base}/api/public/programs/multi-rate/signups"))
+            .header("origin", crate::support::ORIGIN)
+            .json(&body)
+            .send();
         statuses.push(r.await.unwrap().status().as_u16());
     }
     assert_eq!(statuses, [202, 202, 202, 429]);

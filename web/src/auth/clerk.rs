@@ -12,8 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 const CLERK_JS: &str = "npm/@clerk/clerk-js@5/dist/clerk.browser.js";
 
 pub async fn load(publishable_key: &str) -> Result<(), JsValue> {
-    let host =
-        frontend_api_host(publishable_key).ok_or_else(|| JsValue::from_str("publishable key"))?;
+    let host = frontend_api_host(publishable_key).ok_or_else(|| JsValue::from_str("publishable key"))?;
     let script: web_sys::HtmlScriptElement = document().create_element("script")?.unchecked_into();
     script.set_src(&format!("https://{host}/{CLERK_JS}"));
     script.set_cross_origin(Some("anonymous"));
@@ -22,36 +21,26 @@ pub async fn load(publishable_key: &str) -> Result<(), JsValue> {
         script.set_onload(Some(&resolve));
         script.set_onerror(Some(&reject));
     });
-    document()
-        .body()
-        .ok_or_else(|| JsValue::from_str("body"))?
-        .append_child(&script)?;
+    document().body().ok_or_else(|| JsValue::from_str("body"))?.append_child(&script)?;
     JsFuture::from(loaded).await?;
     invoke(&clerk()?, "load", &[]).await.map(drop)
 }
 
 /// The Frontend API host, e.g. `clerk.example.com`, or `None` for a malformed key.
 fn frontend_api_host(key: &str) -> Option<String> {
-    let encoded = key
-        .strip_prefix("pk_test_")
-        .or_else(|| key.strip_prefix("pk_live_"))?;
+    let encoded = key.strip_prefix("pk_test_").or_else(|| key.strip_prefix("pk_live_"))?;
     let mut padded = encoded.to_owned();
     while !padded.len().is_multiple_of(4) {
         padded.push('=');
     }
     let decoded = window().atob(&padded).ok()?;
     let host = decoded.strip_suffix('$')?;
-    let plausible = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+    let plausible = !host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
     plausible.then(|| host.to_owned())
 }
 
 pub fn signed_in() -> bool {
-    clerk()
-        .and_then(|c| Reflect::get(&c, &"user".into()))
-        .is_ok_and(|u| !u.is_null() && !u.is_undefined())
+    clerk().and_then(|c| Reflect::get(&c, &"user".into())).is_ok_and(|u| !u.is_null() && !u.is_undefined())
 }
 
 /// Asks clerk-js for a token that skips its cache, which also rewrites `__session`.

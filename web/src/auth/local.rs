@@ -52,9 +52,7 @@ pub async fn resume() -> bool {
 
 pub async fn sign_in(email: &str) -> Result<(), ApiError> {
     let url = format!("{}/dev/sign-in", BASE_URL.with_borrow(Clone::clone));
-    let request = Request::post(&url)
-        .json(&serde_json::json!({ "email": email }))
-        .map_err(|_| ApiError::network())?;
+    let request = Request::post(&url).json(&serde_json::json!({ "email": email })).map_err(|_| ApiError::network())?;
     let response = request.send().await.map_err(|_| ApiError::network())?;
     if !response.ok() {
         return Err(ApiError {
@@ -76,10 +74,7 @@ pub async fn sign_in(email: &str) -> Result<(), ApiError> {
 pub async fn refresh() -> bool {
     let Some(id) = session_id() else { return false };
     let id: String = js_sys::encode_uri_component(&id).into();
-    let url = format!(
-        "{}/dev/sessions/{id}/tokens",
-        BASE_URL.with_borrow(Clone::clone)
-    );
+    let url = format!("{}/dev/sessions/{id}/tokens", BASE_URL.with_borrow(Clone::clone));
     let Ok(response) = Request::post(&url).send().await else {
         return false;
     };
@@ -109,11 +104,7 @@ pub fn sign_out() {
 }
 
 fn store_token(jwt: &str) {
-    let secure = if window().location().protocol().as_deref() == Ok("https:") {
-        "; Secure"
-    } else {
-        ""
-    };
+    let secure = if window().location().protocol().as_deref() == Ok("https:") { "; Secure" } else { "" };
     set_cookie(&format!("__session={jwt}; Path=/; SameSite=Lax{secure}"));
     let delay = refresh_delay(jwt).unwrap_or(DEFAULT_REFRESH);
     let next = set_timeout_with_handle(

@@ -51,35 +51,23 @@ pub fn BulkActions(
                 }
             }
             pending.set(false);
-            report.set(Some(Ok(format!(
-                "{ok} changed, {refused} left as they were (their state did not allow it)."
-            ))));
+            report.set(Some(Ok(format!("{ok} changed, {refused} left as they were (their state did not allow it)."))));
             done.run(());
         });
     };
     let select = Callback::new(move |reason_code| {
-        each(
-            "select",
-            serde_json::to_value(SelectRequest { reason_code }).unwrap_or_default(),
-        )
+        each("select", serde_json::to_value(SelectRequest { reason_code }).unwrap_or_default())
     });
     let decline = Callback::new(move |reason_code| {
-        each(
-            "decline",
-            serde_json::to_value(DeclineRequest { reason_code }).unwrap_or_default(),
-        )
+        each("decline", serde_json::to_value(DeclineRequest { reason_code }).unwrap_or_default())
     });
 
     let days = RwSignal::new(max_days.clamp(1, 7).to_string());
     let attempt = StoredValue::new(None::<BulkIssueRequest>);
     let issue = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let Some(d) = days
-            .get_untracked()
-            .trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|d| (1..=max_days.max(1) as u32).contains(d))
+        let Some(d) =
+            days.get_untracked().trim().parse::<u32>().ok().filter(|d| (1..=max_days.max(1) as u32).contains(d))
         else {
             report.set(Some(Err(ApiError {
                 status: 400,
@@ -91,22 +79,14 @@ pub fn BulkActions(
         let ids: Vec<Uuid> = selected.get_untracked().into_iter().collect();
         let body = match attempt.get_value() {
             Some(a) if a.entry_ids == ids => a,
-            _ => BulkIssueRequest {
-                request_key: Uuid::new_v4(),
-                entry_ids: ids,
-                expires_at: days_from_now(d),
-            },
+            _ => BulkIssueRequest { request_key: Uuid::new_v4(), entry_ids: ids, expires_at: days_from_now(d) },
         };
         attempt.set_value(Some(body.clone()));
         let name = format!("{slug}-invitations.csv");
         pending.set(true);
         report.set(None);
         spawn_local(async move {
-            let result = api::post_text(
-                format!("/api/owner/programs/{program_id}/invitations/bulk"),
-                &body,
-            )
-            .await;
+            let result = api::post_text(format!("/api/owner/programs/{program_id}/invitations/bulk"), &body).await;
             pending.set(false);
             if !matches!(&result, Err(e) if e.is_retryable()) {
                 attempt.set_value(None);
@@ -125,7 +105,7 @@ pub fn BulkActions(
                 <ReasonForm id="bulk-select" legend="Select with reason" options=SELECT_REASONS button="Select" pending on_submit=select/>
                 <ReasonForm id="bulk-decline" legend="Decline with reason" options=DECLINE_REASONS button="Decline" pending on_submit=decline class="danger"/>
                 <form class="reason-form" method="post" on:submit=issue.clone()>
-                    <label for="bulk-days">{format!("Issue invitations valid for days (1–{max_days})")}</label>
+                    <label for="bulk-days">{format!("Invitations valid for (days, 1–{max_days})")}</label>
                     <div class="row">
                         <input id="bulk-days" type="number" min="1" max=max_days inputmode="numeric" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev))/>
                         <button type="submit" disabled=move || pending.get()>"Issue and download codes"</button>

@@ -10,18 +10,16 @@ use crate::components::text::label;
 pub fn IntakeChart(counts: Vec<i64>) -> impl IntoView {
     let peak = counts.iter().copied().max().unwrap_or(0).max(1);
     let total: i64 = counts.iter().sum();
-    let n = counts.len().max(1) as f64;
-    let width = 240.0;
-    let slot = width / n;
+    // Integer coordinates in tenths of a unit: no float formatting in the bundle.
+    let slot = 2400 / counts.len().max(1) as i64;
     let bars = counts
         .iter()
         .enumerate()
         .map(|(i, &c)| {
-            let h = (c as f64 / peak as f64) * 60.0;
-            let h = if c > 0 { h.max(2.0) } else { 0.0 };
+            let h = if c > 0 { (c * 600 / peak).max(20) } else { 0 };
             view! {
-                <rect x=format!("{:.1}", i as f64 * slot + 1.0) y=format!("{:.1}", 64.0 - h)
-                    width=format!("{:.1}", (slot - 2.0).max(1.0)) height=format!("{h:.1}") rx="1"></rect>
+                <rect x=(i as i64 * slot + 10).to_string() y=(640 - h).to_string()
+                    width=(slot - 20).max(10).to_string() height=h.to_string() rx="10"></rect>
             }
         })
         .collect_view();
@@ -31,8 +29,8 @@ pub fn IntakeChart(counts: Vec<i64>) -> impl IntoView {
     );
     view! {
         <figure class="chart">
-            <svg viewBox="0 0 240 66" role="img" aria-label=summary.clone() preserveAspectRatio="none">
-                <line x1="0" y1="64.5" x2="240" y2="64.5" class="axis"></line>
+            <svg viewBox="0 0 2400 660" role="img" aria-label=summary.clone() preserveAspectRatio="none">
+                <line x1="0" y1="645" x2="2400" y2="645" class="axis"></line>
                 <g class="bars">{bars}</g>
             </svg>
             <figcaption>
@@ -51,12 +49,12 @@ pub fn Funnel(states: Vec<(String, i64)>) -> impl IntoView {
     let rows = states
         .into_iter()
         .map(|(state, n)| {
-            let pct = (n as f64 / peak as f64 * 100.0).max(if n > 0 { 2.0 } else { 0.0 });
+            let pct = if n > 0 { (n * 100 / peak).max(2) } else { 0 };
             view! {
                 <li>
                     <span class="funnel-label">{label(&state)}</span>
                     <span class="funnel-track" aria-hidden="true">
-                        <span class=format!("funnel-bar badge-{state}") style=format!("width:{pct:.1}%")></span>
+                        <span class="funnel-bar" style=format!("width:{pct}%")></span>
                     </span>
                     <span class="funnel-count">{n}</span>
                 </li>
@@ -69,11 +67,7 @@ pub fn Funnel(states: Vec<(String, i64)>) -> impl IntoView {
 /// One count against its cap, as a meter with the numbers beside it.
 #[component]
 pub fn Usage(label: &'static str, value: i64, cap: i32) -> impl IntoView {
-    let level = if cap > 0 && value >= i64::from(cap) {
-        "usage full"
-    } else {
-        "usage"
-    };
+    let level = if cap > 0 && value >= i64::from(cap) { "usage full" } else { "usage" };
     view! {
         <div class=level>
             <span class="usage-label">{label}</span>

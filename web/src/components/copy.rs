@@ -6,11 +6,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 
 #[component]
-pub fn CopyField(
-    #[prop(into)] value: String,
-    id: &'static str,
-    label: &'static str,
-) -> impl IntoView {
+pub fn CopyField(#[prop(into)] value: String, id: &'static str, label: &'static str) -> impl IntoView {
     let copied = RwSignal::new(None::<bool>);
     let text = value.clone();
     let copy = move |_| {
@@ -20,12 +16,11 @@ pub fn CopyField(
             copied.set(Some(JsFuture::from(promise).await.is_ok()));
         });
     };
-    let select_all =
-        |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlInputElement>(&ev).select();
+    let select_all = |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlTextAreaElement>(&ev).select();
     view! {
         <label for=id>{label}</label>
         <div class="copy-row">
-            <input id=id class="mono" type="text" readonly value=value autocomplete="off" spellcheck="false" on:focus=select_all/>
+            <textarea id=id class="mono copy-value" rows="2" readonly autocomplete="off" spellcheck="false" on:focus=select_all>{value}</textarea>
             <button type="button" on:click=copy>"Copy"</button>
         </div>
         <p class="small" role="status" aria-live="polite">

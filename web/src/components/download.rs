@@ -16,9 +16,6 @@ pub fn save_text(filename: &str, text: &str, mime: &str) -> Result<(), JsValue> 
     link.set_href(&url);
     link.set_download(filename);
     link.click();
-    set_timeout(
-        move || drop(web_sys::Url::revoke_object_url(&url)),
-        Duration::from_secs(5),
-    );
+    set_timeout(move || drop(web_sys::Url::revoke_object_url(&url)), Duration::from_secs(5));
     Ok(())
 }

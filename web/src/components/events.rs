@@ -9,10 +9,7 @@ use uuid::Uuid;
 use crate::components::text::{label, time};
 
 #[component]
-pub fn EventList(
-    events: Vec<AuditEvent>,
-    #[prop(optional)] program_id: Option<Uuid>,
-) -> impl IntoView {
+pub fn EventList(events: Vec<AuditEvent>, #[prop(optional)] program_id: Option<Uuid>) -> impl IntoView {
     let items = events
         .into_iter()
         .map(|e| {

@@ -22,14 +22,7 @@ pub struct OneTimeCode {
 }
 
 /// Delivery channels offered to the owner (the API stores the chosen word).
-const CHANNELS: &[&str] = &[
-    "email",
-    "text_message",
-    "messaging_app",
-    "phone",
-    "in_person",
-    "other",
-];
+const CHANNELS: &[&str] = &["email", "text_message", "messaging_app", "phone", "in_person", "other"];
 
 #[component]
 pub fn IssueForm(
@@ -45,12 +38,8 @@ pub fn IssueForm(
     let failure = RwSignal::new(None::<ApiError>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let Some(d) = days
-            .get_untracked()
-            .trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|d| *d >= 1 && i64::from(*d) <= i64::from(max_days))
+        let Some(d) =
+            days.get_untracked().trim().parse::<u32>().ok().filter(|d| *d >= 1 && i64::from(*d) <= i64::from(max_days))
         else {
             failure.set(Some(ApiError {
                 status: 400,
@@ -61,10 +50,7 @@ pub fn IssueForm(
         };
         let body = attempt
             .get_value()
-            .unwrap_or_else(|| IssueInvitationRequest {
-                request_key: Uuid::new_v4(),
-                expires_at: days_from_now(d),
-            });
+            .unwrap_or_else(|| IssueInvitationRequest { request_key: Uuid::new_v4(), expires_at: days_from_now(d) });
         attempt.set_value(Some(body.clone()));
         pending.set(true);
         failure.set(None);
@@ -94,7 +80,7 @@ pub fn IssueForm(
     let id = format!("issue-days-{entry_id}");
     view! {
         <form class="reason-form" method="post" on:submit=submit>
-            <label for=id.clone()>{format!("Invitation valid for days (1–{max_days})")}</label>
+            <label for=id.clone()>{format!("Invitation valid for (days, 1–{max_days})")}</label>
             <div class="row">
                 <input id=id type="number" min="1" max=max_days inputmode="numeric" prop:value=move || days.get()
                     on:input=move |ev| { days.set(event_target_value(&ev)); attempt.set_value(None); }/>
@@ -106,11 +92,7 @@ pub fn IssueForm(
 }
 
 #[component]
-pub fn CodePanel(
-    code: OneTimeCode,
-    on_close: Callback<()>,
-    on_recorded: Callback<()>,
-) -> impl IntoView {
+pub fn CodePanel(code: OneTimeCode, on_close: Callback<()>, on_recorded: Callback<()>) -> impl IntoView {
     let panel = NodeRef::<html::Section>::new();
     Effect::new(move || {
         if let Some(el) = panel.get() {
@@ -142,40 +124,28 @@ pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl Into
     let outcome = RwSignal::new(None::<Result<(), ApiError>>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let (ch, reference) = (
-            channel.get_untracked(),
-            reference.get_untracked().trim().to_owned(),
-        );
+        let (ch, reference) = (channel.get_untracked(), reference.get_untracked().trim().to_owned());
         if ch.is_empty() {
             return;
         }
         let reference = (!reference.is_empty()).then_some(reference);
         let body = match attempt.get_value() {
             Some(a) if a.channel == ch && a.reference == reference => a,
-            _ => DeliveryRecordRequest {
-                request_key: Uuid::new_v4(),
-                channel: ch,
-                reference,
-            },
+            _ => DeliveryRecordRequest { request_key: Uuid::new_v4(), channel: ch, reference },
         };
         attempt.set_value(Some(body.clone()));
         pending.set(true);
         outcome.set(None);
         spawn_local(async move {
             let path = format!("/api/owner/invitations/{invitation_id}/delivery-record");
-            let result = api::post::<_, serde_json::Value>(path, &body)
-                .await
-                .map(drop);
+            let result = api::post::<_, serde_json::Value>(path, &body).await.map(drop);
             pending.set(false);
             if !matches!(&result, Err(e) if e.is_retryable()) {
                 attempt.set_value(None);
             }
             let recorded = result.is_ok();
             outcome.set(Some(result.map_err(|e| match e.status {
-                409 => ApiError {
-                    message: "A delivery is already recorded for this invitation.".into(),
-                    ..e
-                },
+                409 => ApiError { message: "A delivery is already recorded for this invitation.".into(), ..e },
                 _ => e,
             })));
             if recorded {
@@ -183,10 +153,7 @@ pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl Into
             }
         });
     };
-    let (ch_id, ref_id) = (
-        format!("channel-{invitation_id}"),
-        format!("reference-{invitation_id}"),
-    );
+    let (ch_id, ref_id) = (format!("channel-{invitation_id}"), format!("reference-{invitation_id}"));
     view! {
         {move || match outcome.get() {
             Some(Ok(())) => view! { <Success><p>"Delivery recorded. The code can now be redeemed."</p></Success> }.into_any(),

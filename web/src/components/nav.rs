@@ -18,22 +18,22 @@ pub fn Header() -> impl IntoView {
             navigate("/", Default::default());
         });
     };
-    let control = move || {
-        match session.status.get() {
-        Status::SignedIn => view! { <button type="button" class="link-button" on:click=sign_out.clone()>"Sign out"</button> }.into_any(),
+    let control = move || match session.status.get() {
+        Status::SignedIn => {
+            view! { <button type="button" class="link-button" on:click=sign_out.clone()>"Sign out"</button> }.into_any()
+        }
         Status::Starting => ().into_any(),
         _ => view! { <A href="/sign-in">"Sign in"</A> }.into_any(),
-    }
     };
     view! {
         <header class="site-header">
             <nav aria-label="Main" class="wrap">
                 <A href="/" exact=true attr:class="brand">"Vestibule"</A>
+                <span class="session">{control}</span>
                 <ul>
                     <li><A href="/me">"My waitlists"</A></li>
                     <li><A href="/redeem">"Redeem a code"</A></li>
                     <li><A href="/owner">"Owner"</A></li>
-                    <li>{control}</li>
                 </ul>
             </nav>
         </header>

@@ -23,11 +23,7 @@ impl Cursors {
 }
 
 #[component]
-pub fn Pager(
-    cursors: Cursors,
-    next: Option<String>,
-    #[prop(default = "Pages")] label: &'static str,
-) -> impl IntoView {
+pub fn Pager(cursors: Cursors, next: Option<String>, #[prop(default = "Pages")] label: &'static str) -> impl IntoView {
     let page = move || cursors.0.with(Vec::len) + 1;
     let has_prev = move || cursors.0.with(|c| !c.is_empty());
     let has_next = next.is_some();

@@ -56,10 +56,7 @@ pub fn ErrorNotice(err: ApiError) -> impl IntoView {
 #[component]
 pub fn SignInPrompt() -> impl IntoView {
     let path = use_location().pathname.get_untracked();
-    let href = format!(
-        "/sign-in?next={}",
-        String::from(js_sys::encode_uri_component(&path))
-    );
+    let href = format!("/sign-in?next={}", String::from(js_sys::encode_uri_component(&path)));
     view! {
         <div class="card">
             <h1>"Sign in to continue"</h1>

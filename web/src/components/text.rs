@@ -6,10 +6,7 @@ use leptos::prelude::*;
 /// Splits `text` into paragraphs on blank lines; single line breaks are kept by CSS.
 #[component]
 pub fn Paragraphs(#[prop(into)] text: String) -> impl IntoView {
-    paragraphs(&text)
-        .into_iter()
-        .map(|p| view! { <p class="para">{p}</p> })
-        .collect_view()
+    paragraphs(&text).into_iter().map(|p| view! { <p class="para">{p}</p> }).collect_view()
 }
 
 pub fn paragraphs(text: &str) -> Vec<String> {

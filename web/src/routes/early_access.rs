@@ -8,7 +8,7 @@ use shared::Slug;
 
 use crate::api::{self, ApiError};
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, RequireSignIn, loaded};
+use crate::components::status::{loaded, ErrorNotice, RequireSignIn};
 use crate::components::text::Paragraphs;
 
 #[component]

@@ -9,7 +9,7 @@ use shared::api::{OwnEntry, WithdrawResponse};
 use crate::api::{self, ApiError};
 use crate::components::confirm::ConfirmButton;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, Success, loaded};
+use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn, Success};
 use crate::components::text::{time, StateBadge};
 
 #[component]
@@ -46,29 +46,19 @@ fn Entries() -> impl IntoView {
 
 #[component]
 fn EntryCard(entry: OwnEntry, reload: Callback<String>) -> impl IntoView {
-    let OwnEntry {
-        program_slug: slug,
-        state,
-        joined_at,
-        position,
-    } = entry;
+    let OwnEntry { program_slug: slug, state, joined_at, position } = entry;
     let pending = RwSignal::new(false);
     let failure = RwSignal::new(None::<ApiError>);
-    let can_withdraw = matches!(
-        state.as_str(),
-        "waiting" | "selected" | "invited" | "active"
-    );
+    let can_withdraw = matches!(state.as_str(), "waiting" | "selected" | "invited" | "active");
     let withdraw_slug = slug.clone();
     let withdraw = Callback::new(move |()| {
         let slug = withdraw_slug.clone();
         pending.set(true);
         failure.set(None);
         spawn_local(async move {
-            let result = api::post::<_, WithdrawResponse>(
-                &format!("/api/me/waitlist/{slug}/withdraw"),
-                &serde_json::json!({}),
-            )
-            .await;
+            let result =
+                api::post::<_, WithdrawResponse>(&format!("/api/me/waitlist/{slug}/withdraw"), &serde_json::json!({}))
+                    .await;
             pending.set(false);
             match result {
                 Ok(_) => reload.run(slug),
@@ -76,13 +66,13 @@ fn EntryCard(entry: OwnEntry, reload: Callback<String>) -> impl IntoView {
             }
         });
     });
-    let place = position
-        .filter(|_| state == "waiting")
-        .map(|p| view! { <p>{format!("Place in the queue: {p}")}</p> });
+    let place = position.filter(|_| state == "waiting").map(|p| view! { <p>{format!("Place in the queue: {p}")}</p> });
     let open = (state == "active").then(|| {
         view! { <p><A href=format!("/early-access/{slug}") attr:class="button">"Open early access"</A></p> }
     });
-    let question = format!("Leave the waitlist for {slug}? Any invitation or access you have for it ends now. This cannot be undone.");
+    let question = format!(
+        "Leave the waitlist for {slug}? Any invitation or access you have for it ends now. This cannot be undone."
+    );
     view! {
         <li class="card entry-card">
             <div class="row spread">

@@ -30,10 +30,7 @@ enum Outcome {
 
 /// The code's shape: 43 characters of unpadded base64url (32 bytes).
 fn well_formed(code: &str) -> bool {
-    code.len() == 43
-        && code
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    code.len() == 43 && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 #[component]
@@ -51,11 +48,8 @@ fn RedeemForm() -> impl IntoView {
         pending.set(true);
         outcome.set(None);
         spawn_local(async move {
-            let result = api::post::<_, RedeemResponse>(
-                "/api/me/invitations/redeem",
-                &RedeemRequest { code: value },
-            )
-            .await;
+            let result =
+                api::post::<_, RedeemResponse>("/api/me/invitations/redeem", &RedeemRequest { code: value }).await;
             pending.set(false);
             outcome.set(Some(match result {
                 Ok(r) => {

@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::api::{self, ApiError};
 use crate::components::notice::NoticeView;
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, Success, Warning, loaded};
+use crate::components::status::{loaded, ErrorNotice, Success, Warning};
 
 #[component]
 pub fn Waitlist() -> impl IntoView {
@@ -57,27 +57,16 @@ enum Outcome {
 
 #[component]
 fn SignupForm(program: PublicProgram) -> impl IntoView {
-    let PublicProgram {
-        slug,
-        signup_open,
-        notice,
-    } = program;
+    let PublicProgram { slug, signup_open, notice } = program;
     let email = RwSignal::new(String::new());
     let agreed = RwSignal::new(false);
     let outcome = RwSignal::new(Outcome::Idle);
     let attempt_key = StoredValue::new(None::<Uuid>);
     let checked = move || email.with(|v| (!v.trim().is_empty()).then(|| EmailKey::parse(v)));
-    let ready = move || {
-        signup_open
-            && agreed.get()
-            && matches!(checked(), Some(Ok(_)))
-            && outcome.get() != Outcome::Sending
-    };
+    let ready =
+        move || signup_open && agreed.get() && matches!(checked(), Some(Ok(_))) && outcome.get() != Outcome::Sending;
 
-    let (version, path) = (
-        notice.version,
-        format!("/api/public/programs/{slug}/signups"),
-    );
+    let (version, path) = (notice.version, format!("/api/public/programs/{slug}/signups"));
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         if !ready() {
@@ -85,12 +74,8 @@ fn SignupForm(program: PublicProgram) -> impl IntoView {
         }
         let key = attempt_key.get_value().unwrap_or_else(Uuid::new_v4);
         attempt_key.set_value(Some(key));
-        let body = SignupRequest {
-            request_key: key,
-            email: email.get_untracked(),
-            notice_version: version,
-            permission: true,
-        };
+        let body =
+            SignupRequest { request_key: key, email: email.get_untracked(), notice_version: version, permission: true };
         let path = path.clone();
         outcome.set(Outcome::Sending);
         spawn_local(async move {
@@ -152,22 +137,24 @@ fn FormBody(
         Some(Err(e)) => Some(sentence(&e.to_string())),
         _ => None,
     };
-    let closed = (!signup_open).then(|| view! {
-        <Warning><p>"This waitlist is not taking sign-ups right now. Please check back later."</p></Warning>
+    let closed = (!signup_open).then(|| {
+        view! {
+            <Warning><p>"This waitlist is not taking sign-ups right now. Please check back later."</p></Warning>
+        }
     });
     view! {
         {closed}
         <form class="card form" method="post" novalidate on:submit=submit>
             <h2>"Your email address"</h2>
             <label for="signup-email">"Email address"</label>
+            <p id="signup-email-help" class="help">
+                "Plain addresses such as name@example.com work. Some valid but unusual addresses are not accepted: ones with spaces, quotes, comments or non-English letters, and ones with an IP address instead of a domain name."
+            </p>
             <input id="signup-email" type="email" inputmode="email" autocomplete="email" spellcheck="false"
                 maxlength="254" disabled=!signup_open prop:value=move || email.get() on:input=on_email
                 aria-invalid=move || problem().is_some().to_string()
                 aria-describedby="signup-email-help signup-email-problem"/>
             <p id="signup-email-problem" class="field-error" aria-live="polite">{problem}</p>
-            <p id="signup-email-help" class="help">
-                "Plain addresses such as name@example.com work. Some valid but unusual addresses are not accepted: ones with spaces, quotes, comments or non-English letters, and ones with an IP address instead of a domain name."
-            </p>
             <div class="check">
                 <input id="signup-permission" type="checkbox" disabled=!signup_open
                     prop:checked=move || agreed.get() on:change=move |ev| agreed.set(event_target_checked(&ev))/>

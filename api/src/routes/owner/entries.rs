@@ -1,4 +1,6 @@
-//! The owner's queue: `GET /api/owner/programs/{id}/entries` (paged, filtered) and
+//! The owner's queue: `GET /api/owner/programs/{id}/entries` (paged, filtered by state),
+//! `POST …/entries/search` (the same, plus an email fragment — in a body, because an
+//! email never goes into a URL, where proxies and browsers keep it), and
 //! `GET …/entries/{entryId}` (one entry with its notice snapshot, invitations, grant
 //! and history). Policy: readers take the workspace and program `FOR SHARE` and check
 //! ownership inside the transaction; an entry of another program is the uniform 404;
@@ -19,6 +21,7 @@ use uuid::Uuid;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/owner/programs/{id}/entries", web::get().to(list))
+        .route("/owner/programs/{id}/entries/search", web::post().to(search))
         .route("/owner/programs/{id}/entries/{entryId}", web::get().to(detail));
 }
 
@@ -35,15 +38,17 @@ pub(super) fn page_limit(limit: Option<i64>) -> Result<i64> {
     }
 }
 
+/// The query string of the plain listing: no search text (see the module policy).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ListQuery {
+struct PageQuery {
     state: Option<String>,
     cursor: Option<String>,
     limit: Option<i64>,
-    /// A case-insensitive fragment of the email (1–254 characters).
-    q: Option<String>,
 }
+
+/// The body of a search: the listing's parameters plus the email fragment.
+type ListQuery = shared::api::EntrySearch;
 
 impl TryFrom<ListQuery> for Filter {
     type Error = ApiError;
@@ -64,10 +69,27 @@ async fn list(
     state: web::Data<AppState>,
     session: Session,
     path: web::Path<Uuid>,
-    query: web::Query<ListQuery>,
+    query: web::Query<PageQuery>,
 ) -> Result<HttpResponse> {
-    let program_id = path.into_inner();
-    let query = query.into_inner();
+    let PageQuery { state: filter_state, cursor, limit } = query.into_inner();
+    page(state, session, path.into_inner(), ListQuery { state: filter_state, cursor, limit, q: None }).await
+}
+
+async fn search(
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<Uuid>,
+    body: web::Json<ListQuery>,
+) -> Result<HttpResponse> {
+    page(state, session, path.into_inner(), body.into_inner()).await
+}
+
+async fn page(
+    state: web::Data<AppState>,
+    session: Session,
+    program_id: Uuid,
+    query: ListQuery,
+) -> Result<HttpResponse> {
     let limit = page_limit(query.limit)?;
     let filter = Filter::try_from(query)?;
     let rows = db::transaction(&state.pool, async |tx| {

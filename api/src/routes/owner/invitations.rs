@@ -161,12 +161,12 @@ async fn revoke(state: web::Data<AppState>, session: Session, path: web::Path<Uu
         let entry = entries::lock(tx, program.id, entry_id).await?.ok_or(ApiError::NotFound)?;
         let invitation = invitations::lock(tx, program.id, id).await?.ok_or(ApiError::NotFound)?;
         let now = locks::now(tx).await?;
-        invitations::finish(tx, &invitation, InvitationState::Revoked, now).await?;
+        let revoked = invitations::finish(tx, &invitation, InvitationState::Revoked, now).await?;
         queue::set_state(tx, entry_id, entry, EntryState::Selected, now).await?;
         let details = [("invitationId", Detail::Id(id))];
         let actor = Actor::Owner(owner.staff_id);
         audit::record(tx, program.id, Some(entry_id), actor, EventType::InviteRevoked, now, &details).await?;
-        invitations::get(tx, program.id, id).await?.ok_or_else(receipt_target_missing)
+        Ok(revoked)
     })
     .await?;
     Ok(HttpResponse::Ok().json(Invitation::from(&invitation)))

@@ -9,6 +9,7 @@ use crate::db::audit::{self, Actor, Detail, EventType};
 use crate::db::locks::{self, ProgramRow, Strength};
 use crate::db::programs::{self, NewProgram, NoticeRow, Settings};
 use crate::db::{self};
+use crate::domain::EntryState;
 use crate::error::{ApiError, Result};
 use crate::identity::Session;
 use crate::routes::ts;
@@ -238,7 +239,7 @@ async fn stats(state: web::Data<AppState>, session: Session, path: web::Path<Uui
         guard::workspace(tx, &session, workspace_id, Strength::Share).await?;
         let hours = programs::intake_hours(tx, id).await?;
         let mut states: std::collections::BTreeMap<String, i64> =
-            ALL_STATES.iter().map(|s| ((*s).to_owned(), 0)).collect();
+            ALL_STATES.iter().map(|s| (s.as_str().to_owned(), 0)).collect();
         states.extend(programs::state_counts(tx, id).await?);
         Ok(ProgramStats {
             intake_hours: hours.into_iter().map(|(at, n)| IntakeHour { bucket_start: ts(at), admitted: n }).collect(),
@@ -249,4 +250,13 @@ async fn stats(state: web::Data<AppState>, session: Session, path: web::Path<Uui
     Ok(HttpResponse::Ok().json(body))
 }
 
-const ALL_STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
+/// Every entry state, so the dashboard sees zeros too.
+const ALL_STATES: [EntryState; 7] = [
+    EntryState::Waiting,
+    EntryState::Selected,
+    EntryState::Invited,
+    EntryState::Active,
+    EntryState::Declined,
+    EntryState::Withdrawn,
+    EntryState::Revoked,
+];

@@ -50,7 +50,8 @@ impl PrivateCluster {
     fn pg_ctl(&self, action: &str) {
         let opts = format!("-p {} -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off", self.port);
         let log = self.dir.join("server.log");
-        let args = ["-D", self.dir.to_str().unwrap(), "-l", log.to_str().unwrap(), "-o", &opts, "-w", "-m", "fast", action];
+        let args =
+            ["-D", self.dir.to_str().unwrap(), "-l", log.to_str().unwrap(), "-o", &opts, "-w", "-m", "fast", action];
         let out = as_postgres(&self.bin.join("pg_ctl"), &args);
         assert!(out.status.success(), "pg_ctl {action}: {}", String::from_utf8_lossy(&out.stderr));
     }

@@ -8,7 +8,7 @@ use crate::components::events::EventList;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
+use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::routes::owner::uuid_param;
 
 #[component]
@@ -18,10 +18,9 @@ pub fn Audit() -> impl IntoView {
     let cursors = Cursors::new();
     let page = LocalResource::new(move || {
         let path = id.get().map(|id| match cursors.current() {
-            Some(c) => format!(
-                "/api/owner/programs/{id}/events?cursor={}",
-                String::from(js_sys::encode_uri_component(&c))
-            ),
+            Some(c) => {
+                format!("/api/owner/programs/{id}/events?cursor={}", String::from(js_sys::encode_uri_component(&c)))
+            }
             None => format!("/api/owner/programs/{id}/events"),
         });
         async move { api::get::<EventPage>(path.ok_or_else(ApiError::not_found)?).await }

@@ -68,15 +68,11 @@ fn Editor(id: uuid::Uuid, content: Option<Content>, reload: Callback<()>) -> imp
         if !fits() || pending.get_untracked() {
             return;
         }
-        let request = PutContentRequest {
-            expected_revision: revision.get_untracked(),
-            body: body.get_untracked(),
-        };
+        let request = PutContentRequest { expected_revision: revision.get_untracked(), body: body.get_untracked() };
         pending.set(true);
         outcome.set(None);
         spawn_local(async move {
-            let result =
-                api::put::<_, Saved>(format!("/api/owner/programs/{id}/content"), &request).await;
+            let result = api::put::<_, Saved>(format!("/api/owner/programs/{id}/content"), &request).await;
             pending.set(false);
             if let Ok(c) = &result {
                 revision.set(c.revision);

@@ -11,7 +11,7 @@ use shared::api::{Program, Workspace};
 use crate::api;
 use crate::components::chart::Usage;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
+use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::routes::owner::new_program::NewProgram;
 
 #[component]
@@ -43,11 +43,9 @@ fn Workspaces() -> impl IntoView {
 #[component]
 fn WorkspaceSection(ws: Workspace) -> impl IntoView {
     let id = ws.id;
-    let programs = LocalResource::new(move || {
-        api::get::<Vec<Program>>(format!("/api/owner/programs?workspaceId={id}"))
-    });
-    if let Ok(timer) = set_interval_with_handle(move || programs.refetch(), Duration::from_secs(20))
-    {
+    let programs =
+        LocalResource::new(move || api::get::<Vec<Program>>(format!("/api/owner/programs?workspaceId={id}")));
+    if let Ok(timer) = set_interval_with_handle(move || programs.refetch(), Duration::from_secs(20)) {
         on_cleanup(move || timer.clear());
     }
     view! {
@@ -79,11 +77,8 @@ fn ProgramCard(p: Program) -> impl IntoView {
     } else {
         ("badge badge-declined", "Sign-ups closed")
     };
-    let access = if p.access_enabled {
-        ("badge badge-active", "Access on")
-    } else {
-        ("badge badge-withdrawn", "Access off")
-    };
+    let access =
+        if p.access_enabled { ("badge badge-active", "Access on") } else { ("badge badge-withdrawn", "Access off") };
     let notice = match &p.notice {
         Some(n) => format!("Notice version {}", n.version),
         None => "No notice published".to_owned(),

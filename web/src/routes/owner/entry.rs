@@ -90,17 +90,13 @@ fn EntryView(
             published=(notice.version, notice.published_at) heading="Notice agreed to"/>
         <section class="card">
             <h2>"History"</h2>
-            <EventList events=e.events program_id=p.id/>
+            <EventList events=e.events/>
         </section>
     }
 }
 
 #[component]
-fn Invitations(
-    e: EntryDetail,
-    code: RwSignal<Option<OneTimeCode>>,
-    reload: Callback<()>,
-) -> impl IntoView {
+fn Invitations(e: EntryDetail, code: RwSignal<Option<OneTimeCode>>, reload: Callback<()>) -> impl IntoView {
     if e.invitations.is_empty() && e.grant.is_none() {
         return ().into_any();
     }

@@ -5,8 +5,8 @@
 
 use leptos::prelude::*;
 use shared::api::{
-    DeclineRequest, EntryDetail, IssuedInvitation, OwnerWithdrawRequest, Program, SelectRequest,
-    DECLINE_REASONS, SELECT_REASONS, WITHDRAW_BASES,
+    DeclineRequest, EntryDetail, IssuedInvitation, OwnerWithdrawRequest, Program, SelectRequest, DECLINE_REASONS,
+    SELECT_REASONS, WITHDRAW_BASES,
 };
 
 use crate::api::ApiError;
@@ -30,42 +30,23 @@ pub fn Actions(
     let pending = RwSignal::new(false);
     let base = format!("/api/owner/programs/{}/entries/{}", p.id, e.id);
     let post = move |suffix: &str, body: serde_json::Value, done: &'static str| {
-        act(
-            format!("{base}/{suffix}"),
-            body,
-            done,
-            feedback,
-            reload,
-            pending,
-        )
+        act(format!("{base}/{suffix}"), body, done, feedback, reload, pending)
     };
     let to_json = |v: Result<serde_json::Value, serde_json::Error>| v.unwrap_or_default();
     let select = {
         let post = post.clone();
         Callback::new(move |reason_code| {
-            post(
-                "select",
-                to_json(serde_json::to_value(SelectRequest { reason_code })),
-                "Selected.",
-            )
+            post("select", to_json(serde_json::to_value(SelectRequest { reason_code })), "Selected.")
         })
     };
     let decline = {
         let post = post.clone();
         Callback::new(move |reason_code| {
-            post(
-                "decline",
-                to_json(serde_json::to_value(DeclineRequest { reason_code })),
-                "Declined.",
-            )
+            post("decline", to_json(serde_json::to_value(DeclineRequest { reason_code })), "Declined.")
         })
     };
     let withdraw = Callback::new(move |basis| {
-        post(
-            "withdraw",
-            to_json(serde_json::to_value(OwnerWithdrawRequest { basis })),
-            "Withdrawn.",
-        )
+        post("withdraw", to_json(serde_json::to_value(OwnerWithdrawRequest { basis })), "Withdrawn.")
     });
 
     let issued = e.invitations.iter().find(|i| i.state == "issued").cloned();

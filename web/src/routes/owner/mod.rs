@@ -23,12 +23,7 @@ use crate::api::{self, ApiError};
 /// A path parameter that must be a UUID; anything else names nothing.
 pub fn uuid_param(name: &'static str) -> Memo<Option<Uuid>> {
     let params = use_params_map();
-    Memo::new(move |_| {
-        params
-            .read()
-            .get(name)
-            .and_then(|v| Uuid::parse_str(&v).ok())
-    })
+    Memo::new(move |_| params.read().get(name).and_then(|v| Uuid::parse_str(&v).ok()))
 }
 
 pub async fn load_program(id: Option<Uuid>) -> Result<Program, ApiError> {

@@ -28,13 +28,7 @@ pub fn NewProgram(workspace_id: Uuid) -> impl IntoView {
         ("Seats", "seats", 50),
         ("Longest invitation, days", "days", 14),
     ]
-    .map(|(label, key, default)| {
-        (
-            label,
-            format!("new-{key}-{workspace_id}"),
-            RwSignal::new(default.to_string()),
-        )
-    });
+    .map(|(label, key, default)| (label, format!("new-{key}-{workspace_id}"), RwSignal::new(default.to_string())));
     let pending = RwSignal::new(false);
     let failure = RwSignal::new(None::<ApiError>);
     let slug_ok = move || slug.with(|s| Slug::parse(s).is_ok());
@@ -43,9 +37,7 @@ pub fn NewProgram(workspace_id: Uuid) -> impl IntoView {
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let [q, h, s, d] = numbers.map(|v| v.get_untracked().trim().parse::<i32>().ok());
-        let (Some(queue_cap), Some(hourly_cap), Some(seat_cap), Some(max_invite_days)) =
-            (q, h, s, d)
-        else {
+        let (Some(queue_cap), Some(hourly_cap), Some(seat_cap), Some(max_invite_days)) = (q, h, s, d) else {
             failure.set(Some(ApiError {
                 status: 400,
                 code: "bounds".into(),
@@ -70,10 +62,9 @@ pub fn NewProgram(workspace_id: Uuid) -> impl IntoView {
             pending.set(false);
             match result {
                 Ok(p) => navigate(&format!("/owner/programs/{}", p.id), Default::default()),
-                Err(e) if e.status == 409 => failure.set(Some(ApiError {
-                    message: "That slug is already taken. Choose another.".into(),
-                    ..e
-                })),
+                Err(e) if e.status == 409 => {
+                    failure.set(Some(ApiError { message: "That slug is already taken. Choose another.".into(), ..e }))
+                }
                 Err(e) => failure.set(Some(e)),
             }
         });

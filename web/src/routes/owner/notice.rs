@@ -11,7 +11,7 @@ use crate::api::{self, ApiError};
 use crate::components::notice::NoticeView;
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, Success, Warning, loaded};
+use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::routes::owner::{load_program, uuid_param};
 
 #[component]
@@ -40,28 +40,15 @@ struct Published {
 #[component]
 fn Publisher(p: Program, reload: Callback<()>) -> impl IntoView {
     let current = p.notice.clone();
-    let contact = RwSignal::new(
-        current
-            .as_ref()
-            .map(|n| n.contact_text.clone())
-            .unwrap_or_default(),
-    );
-    let retention = RwSignal::new(
-        current
-            .as_ref()
-            .map(|n| n.retention_text.clone())
-            .unwrap_or_default(),
-    );
+    let contact = RwSignal::new(current.as_ref().map(|n| n.contact_text.clone()).unwrap_or_default());
+    let retention = RwSignal::new(current.as_ref().map(|n| n.retention_text.clone()).unwrap_or_default());
     let purpose = p.purpose.clone();
     let next_version = current.as_ref().map_or(1, |n| n.version + 1);
     let pending = RwSignal::new(false);
     let outcome = RwSignal::new(None::<Result<i32, ApiError>>);
     let id = p.id;
-    let ready = move || {
-        !pending.get()
-            && !contact.with(|c| c.trim().is_empty())
-            && !retention.with(|r| r.trim().is_empty())
-    };
+    let ready =
+        move || !pending.get() && !contact.with(|c| c.trim().is_empty()) && !retention.with(|r| r.trim().is_empty());
     let submit = {
         let purpose = purpose.clone();
         move |ev: leptos::ev::SubmitEvent| {
@@ -77,9 +64,7 @@ fn Publisher(p: Program, reload: Callback<()>) -> impl IntoView {
             pending.set(true);
             outcome.set(None);
             spawn_local(async move {
-                let result =
-                    api::post::<_, Published>(format!("/api/owner/programs/{id}/notices"), &body)
-                        .await;
+                let result = api::post::<_, Published>(format!("/api/owner/programs/{id}/notices"), &body).await;
                 pending.set(false);
                 let published = result.is_ok();
                 outcome.set(Some(result.map(|n| n.version)));
@@ -93,8 +78,11 @@ fn Publisher(p: Program, reload: Callback<()>) -> impl IntoView {
         Some(n) => view! {
             <NoticeView purpose=n.purpose contact_text=n.contact_text retention_text=n.retention_text
                 published=(n.version, n.published_at) heading="Current notice"/>
-        }.into_any(),
-        None => view! { <Empty><p>"No notice is published yet. Sign-ups cannot open until one is."</p></Empty> }.into_any(),
+        }
+        .into_any(),
+        None => {
+            view! { <Empty><p>"No notice is published yet. Sign-ups cannot open until one is."</p></Empty> }.into_any()
+        }
     };
     view! {
         {move || outcome.get().map(|o| match o {

@@ -6,7 +6,7 @@ use shared::api::OwnersResponse;
 
 use crate::api::{self, ApiError};
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
+use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::components::text::{label, time};
 use crate::routes::owner::uuid_param;
 use leptos_router::components::A;
@@ -16,9 +16,7 @@ pub fn Owners() -> impl IntoView {
     set_title("Owners");
     let id = uuid_param("id");
     let owners = LocalResource::new(move || {
-        let path = id
-            .get()
-            .map(|id| format!("/api/owner/workspaces/{id}/owners"));
+        let path = id.get().map(|id| format!("/api/owner/workspaces/{id}/owners"));
         async move { api::get::<OwnersResponse>(path.ok_or_else(ApiError::not_found)?).await }
     });
     view! {

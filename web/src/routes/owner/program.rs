@@ -14,7 +14,7 @@ use crate::api::{self, ApiError};
 use crate::components::chart::{Funnel, IntakeChart, Usage};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, Loading, RequireSignIn, Success, Warning, loaded};
+use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::routes::owner::{conflict_text, load_program, uuid_param};
 
 /// `GET /api/owner/programs/{id}/stats`. Not yet in `shared::api`; the API team owns the
@@ -32,15 +32,7 @@ struct HourCount {
     count: i64,
 }
 
-const STATES: [&str; 7] = [
-    "waiting",
-    "selected",
-    "invited",
-    "active",
-    "declined",
-    "withdrawn",
-    "revoked",
-];
+const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
 
 #[component]
 pub fn ProgramPage() -> impl IntoView {
@@ -81,9 +73,7 @@ fn Overview(
         pending.set(true);
         feedback.set(None);
         spawn_local(async move {
-            let result =
-                api::patch::<_, serde_json::Value>(format!("/api/owner/programs/{id}"), &patch)
-                    .await;
+            let result = api::patch::<_, serde_json::Value>(format!("/api/owner/programs/{id}"), &patch).await;
             pending.set(false);
             let saved = result.is_ok();
             feedback.set(Some(result.map(|_| done)));
@@ -102,55 +92,21 @@ fn Overview(
     };
     let (open, access) = (p.signup_open, p.access_enabled);
     let toggle_open = {
-        let patch = PatchProgramRequest {
-            signup_open: Some(!open),
-            ..blank.clone()
-        };
-        move |_| {
-            change(
-                patch.clone(),
-                if open {
-                    "Sign-ups are closed."
-                } else {
-                    "Sign-ups are open."
-                },
-            )
-        }
+        let patch = PatchProgramRequest { signup_open: Some(!open), ..blank.clone() };
+        move |_| change(patch.clone(), if open { "Sign-ups are closed." } else { "Sign-ups are open." })
     };
     let toggle_access = {
-        let patch = PatchProgramRequest {
-            access_enabled: Some(!access),
-            ..blank.clone()
-        };
+        let patch = PatchProgramRequest { access_enabled: Some(!access), ..blank.clone() };
         move |_| {
-            change(
-                patch.clone(),
-                if access {
-                    "Early access is switched off."
-                } else {
-                    "Early access is switched on."
-                },
-            )
+            change(patch.clone(), if access { "Early access is switched off." } else { "Early access is switched on." })
         }
     };
-    let caps = [
-        ("Queue cap", p.queue_cap),
-        ("Sign-ups per hour", p.hourly_cap),
-        ("Seats", p.seat_cap),
-    ]
-    .map(|(l, v)| (l, RwSignal::new(v.to_string())));
+    let caps = [("Queue cap", p.queue_cap), ("Sign-ups per hour", p.hourly_cap), ("Seats", p.seat_cap)]
+        .map(|(l, v)| (l, RwSignal::new(v.to_string())));
     let save_caps = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let [q, h, s] = caps.map(|(_, v)| v.get_untracked().trim().parse::<i32>().ok());
-        change(
-            PatchProgramRequest {
-                queue_cap: q,
-                hourly_cap: h,
-                seat_cap: s,
-                ..blank.clone()
-            },
-            "Caps saved.",
-        );
+        change(PatchProgramRequest { queue_cap: q, hourly_cap: h, seat_cap: s, ..blank.clone() }, "Caps saved.");
     };
     view! {
         <div class="row spread">
@@ -198,9 +154,7 @@ fn Overview(
 
 #[component]
 fn Stats(id: uuid::Uuid) -> impl IntoView {
-    let stats = LocalResource::new(move || {
-        api::get::<ProgramStats>(format!("/api/owner/programs/{id}/stats"))
-    });
+    let stats = LocalResource::new(move || api::get::<ProgramStats>(format!("/api/owner/programs/{id}/stats")));
     view! {
         <section class="card">
             <h2>"Activity"</h2>

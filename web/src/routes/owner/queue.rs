@@ -17,19 +17,11 @@ use crate::components::download::save_text;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
-use crate::components::status::{Empty, ErrorNotice, Loading, RequireSignIn, loaded};
+use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::components::text::{label, time, StateBadge};
 use crate::routes::owner::{load_program, uuid_param};
 
-const STATES: [&str; 7] = [
-    "waiting",
-    "selected",
-    "invited",
-    "active",
-    "declined",
-    "withdrawn",
-    "revoked",
-];
+const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
 const PAGE_SIZE: u32 = 50;
 
 #[component]
@@ -81,10 +73,7 @@ fn QueueView(p: Program) -> impl IntoView {
     let apply = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         cursors.reset();
-        applied.set((
-            state.get_untracked(),
-            search.get_untracked().trim().to_owned(),
-        ));
+        applied.set((state.get_untracked(), search.get_untracked().trim().to_owned()));
     };
     let export_error = RwSignal::new(None::<ApiError>);
     let slug = p.slug.clone();
@@ -92,11 +81,7 @@ fn QueueView(p: Program) -> impl IntoView {
         let name = format!("{slug}-entries.csv");
         spawn_local(async move {
             match api::get_text(format!("/api/owner/programs/{id}/entries.csv")).await {
-                Ok(csv) => export_error.set(
-                    save_text(&name, &csv, "text/csv")
-                        .err()
-                        .map(|_| ApiError::network()),
-                ),
+                Ok(csv) => export_error.set(save_text(&name, &csv, "text/csv").err().map(|_| ApiError::network())),
                 Err(e) => export_error.set(Some(e)),
             }
         });
@@ -135,11 +120,7 @@ fn QueueView(p: Program) -> impl IntoView {
 }
 
 #[component]
-fn Rows(
-    program_id: Uuid,
-    entries: Vec<EntrySummary>,
-    selected: RwSignal<BTreeSet<Uuid>>,
-) -> impl IntoView {
+fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSet<Uuid>>) -> impl IntoView {
     let ids: Vec<Uuid> = entries.iter().map(|e| e.id).collect();
     let all_ids = ids.clone();
     let all = move || selected.with(|s| all_ids.iter().all(|i| s.contains(i)));
