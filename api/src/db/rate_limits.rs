@@ -1,9 +1,17 @@
 //! Fixed-window attempt counters in PostgreSQL, so every API instance shares them.
 //! Subjects are HMACs of the client address or account id, never the raw value.
-//! Each call is its own short autocommit statement, outside any admission transaction.
+//! Each call is its own short transaction, outside any admission transaction.
+//!
+//! Counters are soft state: a crash that forgets the last few increments only gives a
+//! client a few more attempts in a window that is about to end anyway. So an increment
+//! commits without waiting for the WAL flush (`synchronous_commit` off for that one
+//! transaction). That matters under load from one address: every attempt increments the
+//! same row, and a flush-bound commit would hold that row's lock for a disk flush,
+//! serializing all of that address's signups — across programs — at the disk's rate.
 
 use crate::error::Result;
 use deadpool_postgres::Pool;
+use tokio_postgres::types::ToSql;
 
 #[derive(Debug, Clone, Copy)]
 pub enum Scope {
@@ -28,6 +36,11 @@ pub fn subject(key: &[u8], scope: Scope, raw: &str) -> Vec<u8> {
 }
 
 /// Counts one attempt in the current window and answers whether it is within `limit`.
+///
+/// One round trip: BEGIN with the asynchronous commit, the upsert and COMMIT go out as
+/// one pipeline (the statement is prepared first, so all three are written on the first
+/// poll and the server runs them whatever happens to this future). A failed upsert
+/// turns the COMMIT into a rollback and the error is returned.
 pub async fn hit(pool: &Pool, scope: Scope, subject: &[u8], window_secs: i32, limit: u32) -> Result<bool> {
     let client = pool.get().await?;
     let stmt = client
@@ -38,7 +51,15 @@ pub async fn hit(pool: &Pool, scope: Scope, subject: &[u8], window_secs: i32, li
              RETURNING hits",
         )
         .await?;
-    let hits: i32 = client.query_one(&stmt, &[&scope.as_str(), &subject, &f64::from(window_secs)]).await?.get(0);
+    let params: [&(dyn ToSql + Sync); 3] = [&scope.as_str(), &subject, &f64::from(window_secs)];
+    let (begin, row, commit) = futures_util::join!(
+        client.batch_execute("BEGIN; SET LOCAL synchronous_commit TO off"),
+        client.query_one(&stmt, &params),
+        client.batch_execute("COMMIT"),
+    );
+    begin?;
+    let hits: i32 = row?.get(0);
+    commit?;
     Ok(u32::try_from(hits).unwrap_or(u32::MAX) <= limit)
 }
 

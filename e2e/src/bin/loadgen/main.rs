@@ -1,0 +1,123 @@
+//! `loadgen`: drives a *running* Vestibule stack over HTTP with many concurrent clients
+//! and reports throughput, latency percentiles and status counts per cell (one scenario
+//! at one concurrency). Policy: it only ever talks to loopback addresses, every cell is
+//! bounded in time (`--seconds`) and optionally in requests (`--requests`), and it
+//! arranges state the way a person would — the owner API, `clerk-dev`'s Backend API —
+//! reaching for the `vestibule owner bootstrap` CLI only when no owner is given.
+//!
+//! Scenarios: `signup-one` (new signups into one program), `signup-16` (new signups
+//! spread over 16 programs), `replay` (same-key replays of committed signups), `read`
+//! (private content reads by signed-in grant holders) and `redeem` (concurrent
+//! redemptions of pre-issued codes). Every cell gets fresh programs.
+
+mod client;
+mod driver;
+mod scenarios;
+mod setup;
+mod stats;
+
+use anyhow::{bail, Context};
+use clap::{Parser, ValueEnum};
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scenario {
+    SignupOne,
+    #[value(name = "signup-16")]
+    Signup16,
+    Replay,
+    Read,
+    Redeem,
+}
+
+impl Scenario {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::SignupOne => "signup-one",
+            Scenario::Signup16 => "signup-16",
+            Scenario::Replay => "replay",
+            Scenario::Read => "read",
+            Scenario::Redeem => "redeem",
+        }
+    }
+}
+
+/// Load generator for a running Vestibule stack (loopback only).
+#[derive(Debug, Parser)]
+#[command(name = "loadgen")]
+pub struct Args {
+    /// The API's base URL, e.g. http://127.0.0.1:18080.
+    #[arg(long)]
+    api: String,
+    /// clerk-dev's base URL (start it with --token-ttl 3600).
+    #[arg(long)]
+    identity: String,
+    /// clerk-dev's Backend API secret key.
+    #[arg(long)]
+    secret_key: String,
+    /// An origin in the API's APP_ORIGINS, sent on every mutating request.
+    #[arg(long)]
+    origin: String,
+    /// The owner (a clerk-dev user id) and their workspace; without them, loadgen makes
+    /// a user and runs `vestibule owner bootstrap` against --database-url.
+    #[arg(long, requires = "workspace")]
+    owner_user: Option<String>,
+    #[arg(long)]
+    workspace: Option<String>,
+    /// Only for the bootstrap: the API's database and the `vestibule` binary.
+    #[arg(long)]
+    database_url: Option<String>,
+    #[arg(long, default_value = "target/release/vestibule")]
+    vestibule: String,
+    #[arg(long, value_enum)]
+    scenario: Scenario,
+    /// Concurrent clients; a comma-separated list runs one cell per value.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,64")]
+    concurrency: Vec<usize>,
+    /// Length of each cell.
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    /// Stop a cell after this many requests (whichever of time and count comes first).
+    #[arg(long)]
+    requests: Option<u64>,
+    /// `redeem`: codes issued before each cell (the cell ends early when they run out).
+    #[arg(long, default_value_t = 1500)]
+    codes: usize,
+    /// Print one JSON object per cell instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    for url in [&args.api, &args.identity] {
+        if !client::is_loopback(url) {
+            bail!("{url} is not a loopback address: loadgen only drives a local stack");
+        }
+    }
+    if args.concurrency.iter().any(|&c| c == 0 || c > 1024) {
+        bail!("--concurrency values must be 1..=1024");
+    }
+    if !(args.seconds > 0.0 && args.seconds <= 600.0) {
+        bail!("--seconds must be in (0, 600]");
+    }
+    let ctx = setup::Context::connect(&args).await.context("arranging the owner")?;
+    if !args.json {
+        println!("{}", stats::Report::header());
+    }
+    let max_clients = *args.concurrency.iter().max().expect("at least one concurrency");
+    let shared = scenarios::prepare_shared(&ctx, args.scenario, max_clients).await?;
+    for &clients in &args.concurrency {
+        let workload = scenarios::prepare_cell(&ctx, args.scenario, clients, args.codes, shared.as_ref()).await?;
+        let limits = driver::Limits { duration: Duration::from_secs_f64(args.seconds), requests: args.requests };
+        let report = driver::run(&ctx.api, workload, clients, limits).await;
+        let report = report.named(args.scenario.name(), clients);
+        if args.json {
+            println!("{}", serde_json::to_string(&report)?);
+        } else {
+            println!("{}", report.row());
+        }
+    }
+    Ok(())
+}
