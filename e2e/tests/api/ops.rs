@@ -149,10 +149,7 @@ async fn two_instances_share_caps_and_rate_limits() {
     // minute's end so the four requests fall in one window).
     app.program_with(&owner, ws, "multi-rate", crate::support::flows::Caps::default()).await;
     app.db().await.batch_execute("DELETE FROM rate_limit_counters").await.unwrap();
-    let second = chrono::Timelike::second(&chrono::Utc::now());
-    if second > 50 {
-        tokio::time::sleep(std::time::Duration::from_secs(u64::from(61 - second))).await;
-    }
+    crate::support::clear_of_period_end(60, 10).await;
     let a = ApiProcess::start(&app.db_url, &app.clerk, &[("SIGNUP_RATE_PER_MINUTE", "3")]).await;
     let b = ApiProcess::start(&app.db_url, &app.clerk, &[("SIGNUP_RATE_PER_MINUTE", "3")]).await;
     let mut statuses = Vec::new();

@@ -125,6 +125,17 @@ impl TestApp {
     }
 }
 
+/// Waits, when the wall clock is within `margin` seconds of the end of a UTC period of
+/// `period` seconds (a rate-limit minute, an intake hour), until the next period starts,
+/// so a test that fills a per-period counter never straddles two periods.
+pub async fn clear_of_period_end(period: u64, margin: u64) {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let left = period - now % period;
+    if left <= margin {
+        tokio::time::sleep(std::time::Duration::from_secs(left + 1)).await;
+    }
+}
+
 /// A response read to the end: status, headers and body.
 pub struct Reply {
     pub status: StatusCode,
