@@ -165,3 +165,43 @@ async fn two_instances_share_caps_and_rate_limits() {
     }
     assert_eq!(statuses, [202, 202, 202, 429]);
 }
+
+#[tokio::test]
+async fn two_instances_race_for_the_last_seat_and_only_one_wins() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let caps = crate::support::flows::Caps { seats: 1, ..Default::default() };
+    let program = app.program_with(&owner, ws, "seats", caps).await;
+    let mut entries = Vec::new();
+    for email in ["s1@example.com", "s2@example.com"] {
+        app.signup("seats", email).await.assert(202);
+        let e = app.entry_id(program, email).await;
+        app.select(&owner, program, e).await.assert(200);
+        entries.push(e);
+    }
+    let a = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
+    let b = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
+    let http = reqwest::Client::new();
+    let csrf = api::http::csrf::token(&app.settings.csrf_key, &owner.session_id);
+    let expires = (chrono::Utc::now() + chrono::Duration::days(3)).to_rfc3339();
+    let issue = |base: &str, entry: Uuid| {
+        http.post(format!("{base}/api/owner/programs/{program}/entries/{entry}/invitations"))
+            .header("origin", crate::support::ORIGIN)
+            .header("x-csrf-token", &csrf)
+            .bearer_auth(&owner.token)
+            .json(&json!({"requestKey": Uuid::new_v4(), "expiresAt": expires}))
+            .send()
+    };
+    let (ra, rb) = tokio::join!(issue(&a.base, entries[0]), issue(&b.base, entries[1]));
+    let mut statuses = [ra.unwrap().status().as_u16(), rb.unwrap().status().as_u16()];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [201, 409], "exactly one instance issues the last seat");
+    let issued: i64 = app
+        .db()
+        .await
+        .query_one("SELECT count(*) FROM invitations WHERE program_id = $1 AND state = 'issued'", &[&program])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(issued, 1);
+}
