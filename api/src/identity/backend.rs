@@ -62,13 +62,25 @@ impl BackendClient {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(2))
             .timeout(Duration::from_secs(4))
-            .pool_idle_timeout(Duration::from_secs(30))
+            // Shorter than common server keep-alive timeouts (actix: 5 s), so an idle
+            // connection is dropped here before the server closes it under a request.
+            .pool_idle_timeout(Duration::from_secs(4))
             .build()?;
         Ok(BackendClient { http, base: base.trim_end_matches('/').to_owned(), secret: secret.to_owned() })
     }
 
+    /// One GET. A pooled keep-alive connection that the server closed just as it was
+    /// reused fails before any answer; the request is idempotent, so a transport error
+    /// other than a timeout is tried once more on a fresh connection before the lookup
+    /// counts as failed (a timeout is not retried: the caller's latency is bounded).
     async fn get(&self, path: &str) -> Result<reqwest::Response, LookupError> {
-        self.http.get(format!("{}{path}", self.base)).bearer_auth(&self.secret).send().await.map_err(|e| {
+        let url = format!("{}{path}", self.base);
+        let first = self.http.get(&url).bearer_auth(&self.secret).send().await;
+        let outcome = match first {
+            Err(e) if !e.is_timeout() => self.http.get(&url).bearer_auth(&self.secret).send().await,
+            other => other,
+        };
+        outcome.map_err(|e| {
             LookupError::Unavailable(if e.is_timeout() { "timeout".into() } else { "transport error".into() })
         })
     }
