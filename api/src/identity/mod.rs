@@ -91,12 +91,20 @@ impl FromRequest for VerifiedUser {
         Box::pin(async move {
             let session = session_of(req.clone()).await?;
             let state = req.app_data::<web::Data<AppState>>().expect("AppState is registered").clone();
-            let emails = state.identity.backend.verified_emails(&session.user_id).await.map_err(|e| match e {
-                LookupError::UserGone => ApiError::Unauthorized,
-                LookupError::Unavailable(why) => ApiError::IdentityUnavailable(why),
-            })?;
+            let emails = state.identity.backend.verified_emails(&session.user_id).await?;
             Ok(VerifiedUser { session, emails })
         })
+    }
+}
+
+/// A user the provider no longer knows is signed out (401); any other failure of the
+/// lookup is the provider being unavailable (503). Every caller maps it the same way.
+impl From<LookupError> for ApiError {
+    fn from(e: LookupError) -> Self {
+        match e {
+            LookupError::UserGone => ApiError::Unauthorized,
+            LookupError::Unavailable(why) => ApiError::IdentityUnavailable(why),
+        }
     }
 }
 

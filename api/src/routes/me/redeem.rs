@@ -14,7 +14,7 @@ use crate::db::{self, entries};
 use crate::domain::EntryState;
 use crate::error::{violated_constraint, ApiError, Result};
 use crate::http::client_addr::client_addr;
-use crate::identity::{LookupError, Session};
+use crate::identity::Session;
 use crate::startup::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
@@ -54,10 +54,7 @@ async fn redeem(
     let digest = crypto::code_digest(&body.code).ok_or(ApiError::BadRequest("invalid_code"))?;
     let limits = Limits::new(&state, &req, &session);
     limits.check(&state).await?;
-    let emails = state.identity.backend.verified_emails(&session.user_id).await.map_err(|e| match e {
-        LookupError::UserGone => ApiError::Unauthorized,
-        LookupError::Unavailable(why) => ApiError::IdentityUnavailable(why),
-    })?;
+    let emails = state.identity.backend.verified_emails(&session.user_id).await?;
     match redeem_in_db(&state.pool, &digest, &session.user_id, &emails).await {
         Ok(slug) => {
             crate::metrics::count("redemption", "redeemed");
