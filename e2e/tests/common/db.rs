@@ -1,6 +1,7 @@
 //! A fresh database per test, made on the PostgreSQL at `TEST_DATABASE_URL` (default
-//! the local server as `postgres`). Databases are named `vt_<uuid>`; the test command
-//! drops leftovers before a run.
+//! the local server as `postgres`). Databases are named `vt_<unix seconds>_<uuid>`; the
+//! test command drops leftovers older than a few hours before a run, so several checkouts
+//! can run their suites against one server at once.
 
 use tokio_postgres::NoTls;
 
@@ -15,7 +16,8 @@ pub async fn connect(url: &str) -> tokio_postgres::Client {
 }
 
 pub async fn fresh_database() -> String {
-    let name = format!("vt_{}", uuid::Uuid::new_v4().simple());
+    let created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let name = format!("vt_{created}_{}", uuid::Uuid::new_v4().simple());
     let admin = connect(&format!("{}/postgres", server_url())).await;
     admin.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("create test database");
     format!("{}/{name}", server_url())
