@@ -27,7 +27,8 @@ pub struct Settings {
     pub clerk_authorized_parties: Vec<String>,
     pub clerk_publishable_key: Option<String>,
     pub identity_dev_url: Option<String>,
-    pub static_dir: String,
+    /// A directory to serve the SPA from instead of the copy inside the binary.
+    pub static_dir: Option<String>,
     pub signup_rate_per_minute: u32,
     pub redeem_failures_per_15min: u32,
     pub trusted_proxies: Vec<IpAddr>,
@@ -108,7 +109,11 @@ impl Settings {
         };
         let trusted_proxies = list("TRUSTED_PROXIES")
             .iter()
-            .map(|p| p.parse().map_err(|_| err("TRUSTED_PROXIES must list IP addresses")))
+            .map(|p| {
+                p.parse::<IpAddr>()
+                    .map(|ip| ip.to_canonical())
+                    .map_err(|_| err("TRUSTED_PROXIES must list IP addresses"))
+            })
             .collect::<Result<_, _>>()?;
         let settings = Settings {
             database_url: var("DATABASE_URL").ok_or_else(|| err("DATABASE_URL is required"))?,
@@ -123,7 +128,7 @@ impl Settings {
             clerk_authorized_parties: list("CLERK_AUTHORIZED_PARTIES"),
             clerk_publishable_key: var("CLERK_PUBLISHABLE_KEY"),
             identity_dev_url: var("IDENTITY_DEV_URL"),
-            static_dir: var("STATIC_DIR").unwrap_or_else(|| "web/dist".into()),
+            static_dir: var("STATIC_DIR"),
             signup_rate_per_minute: number("SIGNUP_RATE_PER_MINUTE", 30)?,
             redeem_failures_per_15min: number("REDEEM_FAILURES_PER_15MIN", 10)?,
             trusted_proxies,
@@ -233,7 +238,7 @@ mod production_tests {
             clerk_authorized_parties: vec!["https://waitlist.example.com".into()],
             clerk_publishable_key: Some("pk_live_x".into()),
             identity_dev_url: None,
-            static_dir: "web/dist".into(),
+            static_dir: None,
             signup_rate_per_minute: 30,
             redeem_failures_per_15min: 10,
             trusted_proxies: vec![],

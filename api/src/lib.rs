@@ -1,6 +1,7 @@
 //! Vestibule's server library: the HTTP API, its database layer, identity, and the
 //! maintenance CLI. The `vestibule` binary only parses arguments and calls in here.
 
+pub mod assets;
 pub mod cli;
 pub mod config;
 pub mod crypto;
@@ -12,5 +13,6 @@ pub mod identity;
 pub mod metrics;
 pub mod openapi;
 pub mod routes;
+pub mod shutdown;
 pub mod startup;
 pub mod telemetry;

@@ -1,10 +1,11 @@
 //! Building and running the server. `Application::build` binds (port 0 works, for
 //! tests; `build_with_listener` takes a bound one), `port()` tells where, `run()` serves
-//! until stopped. Routes are mounted in audience order: health, the API (public,
-//! recipient, owner), then the SPA.
+//! until SIGTERM and then shuts down gracefully ([`crate::shutdown`]). Routes are mounted
+//! in audience order: health, the API (public, recipient, owner), then the SPA.
 
 use crate::config::Settings;
 use crate::identity::Identity;
+use crate::shutdown::{self, Shutdown};
 use crate::{db, http, routes};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -18,12 +19,15 @@ pub struct AppState {
     pub settings: Settings,
     pub pool: Pool,
     pub identity: Identity,
+    /// Cancelled when shutdown begins; background workers observe it.
+    pub shutdown: Shutdown,
 }
 
 pub struct Application {
     port: u16,
     server: Server,
     metrics: Option<(u16, Server)>,
+    state: web::Data<AppState>,
 }
 
 impl Application {
@@ -40,14 +44,15 @@ impl Application {
         let identity = Identity::new(&settings)?;
         let port = listener.local_addr()?.port();
         let metrics_listener = settings.metrics_addr.as_ref().map(TcpListener::bind).transpose()?;
-        let state = web::Data::new(AppState { settings, pool, identity });
-        spawn_pruner(state.clone());
+        tracing::info!(web_app = %crate::assets::Assets::new(settings.static_dir.as_deref()).describe(), "serving the SPA");
+        let state = web::Data::new(AppState { settings, pool, identity, shutdown: Shutdown::new() });
+        spawn_pruner(&state);
         let metrics = match metrics_listener {
             Some(l) => Some((l.local_addr()?.port(), routes::metrics::serve(l, state.clone())?)),
             None => None,
         };
-        let server = serve(listener, state)?;
-        Ok(Application { port, server, metrics })
+        let server = serve(listener, state.clone())?;
+        Ok(Application { port, server, metrics, state })
     }
 
     pub fn port(&self) -> u16 {
@@ -59,11 +64,16 @@ impl Application {
         self.metrics.as_ref().map(|(port, _)| *port)
     }
 
+    /// Serves until SIGTERM or SIGINT, then shuts down gracefully.
     pub async fn run(self) -> std::io::Result<()> {
-        match self.metrics {
-            Some((_, metrics)) => futures_util::future::try_join(self.server, metrics).await.map(|_| ()),
-            None => self.server.await,
-        }
+        self.run_until(shutdown::signal()).await
+    }
+
+    /// Serves until `stop` resolves, then shuts down gracefully.
+    pub async fn run_until(self, stop: impl std::future::Future<Output = ()>) -> std::io::Result<()> {
+        let mut servers = vec![self.server];
+        servers.extend(self.metrics.map(|(_, metrics)| metrics));
+        shutdown::serve_until(servers, &self.state.shutdown, &self.state.pool, stop).await
     }
 }
 
@@ -76,7 +86,9 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
             .app_data(http::payload_config())
             .app_data(http::path_config())
             .app_data(http::query_config())
+            .app_data(state.shutdown.clone())
             .wrap(from_fn(http::middleware::request_log))
+            .wrap(from_fn(shutdown::close_when_draining))
             .configure(routes::health::configure)
             .service(
                 web::scope("/api")
@@ -87,23 +99,28 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
                     .configure(routes::owner::configure)
                     .default_service(web::to(routes::not_found)),
             )
-            .configure(|cfg| routes::spa::configure(cfg, &state.settings.static_dir))
+            .configure(|cfg| routes::spa::configure(cfg, state.settings.static_dir.as_deref()))
     })
     .workers(workers)
-    .shutdown_timeout(5)
+    .disable_signals()
+    .shutdown_timeout(shutdown::DRAIN_TIMEOUT.as_secs())
     .keep_alive(Duration::from_secs(30))
     .listen(listener)?
     .run();
     Ok(server)
 }
 
-/// Drops stale rate-limit windows every few minutes.
-fn spawn_pruner(state: web::Data<AppState>) {
-    tokio::spawn(async move {
+/// Drops stale rate-limit windows every few minutes, until shutdown.
+fn spawn_pruner(state: &web::Data<AppState>) {
+    let pool = state.pool.clone();
+    state.shutdown.spawn_worker("rate-limit pruner", move |stop| async move {
         let mut tick = tokio::time::interval(Duration::from_secs(300));
         loop {
-            tick.tick().await;
-            if let Err(e) = db::rate_limits::prune(&state.pool).await {
+            tokio::select! {
+                _ = stop.cancelled() => break,
+                _ = tick.tick() => {}
+            }
+            if let Err(e) = db::rate_limits::prune(&pool).await {
                 tracing::warn!(error = %e, "rate-limit pruning failed");
             }
         }

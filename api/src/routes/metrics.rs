@@ -15,6 +15,8 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 pub fn serve(listener: TcpListener, state: web::Data<AppState>) -> std::io::Result<Server> {
     Ok(HttpServer::new(move || App::new().app_data(state.clone()).route("/metrics", web::get().to(metrics)))
         .workers(1)
+        .disable_signals()
+        .shutdown_timeout(1)
         .listen(listener)?
         .run())
 }

@@ -1,44 +1,165 @@
-//! The built SPA (`STATIC_DIR`). The shell (`index.html`, `no-cache`) is served only on
-//! the SPA's own client routes; hashed assets are cached for a year; anything else is a
-//! plain 404, never the shell. The shell holds no private data: private content only
-//! ever arrives through the API.
+//! The SPA over HTTP (SPEC §6.1, §8), from [`crate::assets`]. The shell (`index.html`)
+//! is served only on the SPA's own client routes; a built file is served by its name;
+//! anything else is a plain 404, never the shell. The shell holds no private data:
+//! private content only ever arrives through the API.
+//!
+//! Caching: names carrying Trunk's content hash are `immutable` for a year; the shell and
+//! any unhashed file are `no-cache` (revalidated by a strong `ETag`, answered 304). Every
+//! file response picks the stored coding by `Accept-Encoding` — brotli, then gzip, then
+//! none — and says `Vary: Accept-Encoding`. `HEAD` answers as `GET` without the body
+//! (uptime monitors use it).
 
-use actix_files::{Files, NamedFile};
-use actix_web::http::header::{HeaderValue, CACHE_CONTROL};
-use actix_web::middleware::DefaultHeaders;
-use actix_web::{web, HttpRequest, HttpResponse};
-use std::path::PathBuf;
+use crate::assets::{Assets, Coding};
+use actix_web::http::header::{self, HeaderMap, HeaderValue};
+use actix_web::{guard, web, HttpRequest, HttpResponse, Route};
+use std::borrow::Cow;
 
 /// Client routes of the SPA (SPEC §8).
 const SHELL_ROUTES: &[&str] =
     &["/", "/sign-in", "/me", "/redeem", "/waitlist/{slug}", "/early-access/{slug}", "/owner", "/owner/{tail:.*}"];
 
-pub fn configure(cfg: &mut web::ServiceConfig, static_dir: &str) {
-    let index = PathBuf::from(static_dir).join("index.html");
+const SHELL: &str = "index.html";
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+const REVALIDATE: &str = "no-cache";
+
+pub fn configure(cfg: &mut web::ServiceConfig, static_dir: Option<&str>) {
+    cfg.app_data(web::Data::new(Assets::new(static_dir)));
     for route in SHELL_ROUTES {
-        let index = index.clone();
-        cfg.route(route, web::get().to(move |req: HttpRequest| shell(req, index.clone())));
+        cfg.route(route, get_or_head().to(shell));
     }
-    cfg.service(
-        web::scope("")
-            .wrap(DefaultHeaders::new().add((CACHE_CONTROL, "public, max-age=31536000, immutable")))
-            .service(Files::new("/", static_dir).use_etag(true).default_handler(web::to(not_found))),
-    );
+    cfg.route("/{file:.*}", get_or_head().to(file));
 }
 
-async fn shell(req: HttpRequest, index: PathBuf) -> HttpResponse {
-    match NamedFile::open_async(&index).await {
-        Ok(file) => {
-            let mut response = file.use_etag(true).into_response(&req);
-            response.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            response
+fn get_or_head() -> Route {
+    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
+}
+
+async fn shell(req: HttpRequest, assets: web::Data<Assets>) -> HttpResponse {
+    match respond(&req, &assets, SHELL).await {
+        Some(response) => response,
+        None => HttpResponse::ServiceUnavailable()
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .content_type("text/plain; charset=utf-8")
+            .body("The web app was not built into this server (run scripts/build-web, then rebuild)."),
+    }
+}
+
+async fn file(req: HttpRequest, assets: web::Data<Assets>) -> HttpResponse {
+    // The raw path: a percent-encoded name is not a plain asset name and stays a 404.
+    let name = req.path().trim_start_matches('/').to_owned();
+    match respond(&req, &assets, &name).await {
+        Some(response) => response,
+        None => not_found(),
+    }
+}
+
+/// The file `name` in the best stored coding the client accepts; `None` if it is absent.
+async fn respond(req: &HttpRequest, assets: &Assets, name: &str) -> Option<HttpResponse> {
+    let accept = req.headers().get(header::ACCEPT_ENCODING).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let mut found = None;
+    for coding in Coding::PREFERENCE {
+        if accepts(accept, coding) {
+            if let Some(file) = assets.get(name, coding).await {
+                found = Some((coding, file));
+                break;
+            }
         }
-        Err(_) => HttpResponse::ServiceUnavailable()
-            .insert_header((CACHE_CONTROL, "no-store"))
-            .body("The web app has not been built (scripts/build-web)."),
     }
+    let (coding, file) = found?;
+    let etag = format!("\"{}\"", file.etag);
+    let cache = if name != SHELL && crate::assets::is_content_hashed(name) { IMMUTABLE } else { REVALIDATE };
+    let not_modified = if_none_match(req.headers(), &etag);
+    let mut response = if not_modified { HttpResponse::NotModified() } else { HttpResponse::Ok() };
+    response
+        .insert_header((header::ETAG, etag))
+        .insert_header((header::CACHE_CONTROL, cache))
+        .insert_header((header::VARY, "Accept-Encoding"));
+    if not_modified {
+        return Some(response.finish());
+    }
+    response.insert_header((header::CONTENT_TYPE, content_type(name)));
+    if coding != Coding::Identity {
+        response.insert_header((header::CONTENT_ENCODING, coding.token()));
+    }
+    let body = match file.bytes {
+        Cow::Borrowed(bytes) => web::Bytes::from_static(bytes),
+        Cow::Owned(bytes) => web::Bytes::from(bytes),
+    };
+    Some(response.body(body))
 }
 
-async fn not_found() -> HttpResponse {
-    HttpResponse::NotFound().insert_header((CACHE_CONTROL, "no-store")).content_type("text/plain").body("Not found")
+fn content_type(name: &str) -> HeaderValue {
+    let mime = mime_guess::from_path(name).first_or_octet_stream();
+    let textual = mime.type_() == mime_guess::mime::TEXT || mime.subtype() == mime_guess::mime::JAVASCRIPT;
+    let value = if textual { format!("{}; charset=utf-8", mime.essence_str()) } else { mime.essence_str().to_owned() };
+    HeaderValue::from_str(&value).unwrap_or(HeaderValue::from_static("application/octet-stream"))
+}
+
+/// Whether an `Accept-Encoding` value allows `coding`: its own entry decides, else `*`;
+/// a `q` of 0 refuses. Identity is always acceptable (RFC 9110 §12.5.3: a server may
+/// send it when nothing else is).
+fn accepts(accept_encoding: &str, coding: Coding) -> bool {
+    if coding == Coding::Identity {
+        return true;
+    }
+    let mut wildcard = None;
+    for part in accept_encoding.split(',') {
+        let mut pieces = part.split(';');
+        let token = pieces.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = pieces
+            .filter_map(|p| p.trim().strip_prefix("q=").or_else(|| p.trim().strip_prefix("Q=")))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        if token == coding.token() || (coding == Coding::Gzip && token == "x-gzip") {
+            return q > 0.0;
+        }
+        if token == "*" {
+            wildcard = Some(q > 0.0);
+        }
+    }
+    wildcard.unwrap_or(false)
+}
+
+/// Whether `If-None-Match` names this representation (weak comparison, RFC 9110 §13.1.2).
+fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
+    headers.get_all(header::IF_NONE_MATCH).filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|tag| {
+        let tag = tag.trim();
+        tag == "*" || tag.trim_start_matches("W/") == etag
+    })
+}
+
+fn not_found() -> HttpResponse {
+    HttpResponse::NotFound()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .content_type("text/plain; charset=utf-8")
+        .body("Not found")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_encoding_is_read_with_its_weights() {
+        use Coding::*;
+        assert!(accepts("gzip, deflate, br, zstd", Brotli));
+        assert!(accepts("gzip, deflate, br", Gzip));
+        assert!(!accepts("gzip", Brotli));
+        assert!(!accepts("br;q=0, gzip", Brotli));
+        assert!(accepts("br;q=0, gzip", Gzip));
+        assert!(accepts("*", Brotli));
+        assert!(!accepts("*;q=0", Gzip));
+        assert!(!accepts("br;q=0, *", Brotli));
+        assert!(accepts("x-gzip", Gzip));
+        assert!(!accepts("", Gzip));
+        assert!(accepts("", Identity));
+        assert!(accepts("BR ; q=0.5", Brotli));
+    }
+
+    #[test]
+    fn text_types_say_utf_8() {
+        assert_eq!(content_type("index.html"), "text/html; charset=utf-8");
+        assert_eq!(content_type("web-1.js"), "text/javascript; charset=utf-8");
+        assert_eq!(content_type("web_bg.wasm"), "application/wasm");
+    }
 }

@@ -23,3 +23,4 @@ mod programs;
 mod queue;
 mod redeem;
 mod signup;
+mod spa;

@@ -1,7 +1,7 @@
 //! The real stack for one browser test: a fresh database, `clerk-dev` allowing the API's
-//! origin, and the API on a real `http://127.0.0.1:PORT` serving `web/dist`. The port is
-//! bound first because the origin must be in `APP_ORIGINS` and `CLERK_AUTHORIZED_PARTIES`
-//! before the server starts.
+//! origin, and the API on a real `http://127.0.0.1:PORT` serving the SPA built into it
+//! from `web/dist`. The port is bound first because the origin must be in `APP_ORIGINS`
+//! and `CLERK_AUTHORIZED_PARTIES` before the server starts.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -54,7 +54,7 @@ impl Stack {
             clerk_authorized_parties: vec![base.clone()],
             clerk_publishable_key: None,
             identity_dev_url: Some(clerk.url.clone()),
-            static_dir: dist.to_string_lossy().into_owned(),
+            static_dir: None,
             signup_rate_per_minute: 1000,
             redeem_failures_per_15min: 10,
             trusted_proxies: vec![],

@@ -40,7 +40,7 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
         clerk_authorized_parties: vec![ORIGIN.into()],
         clerk_publishable_key: None,
         identity_dev_url: Some(clerk.url.clone()),
-        static_dir: "../web/dist".into(),
+        static_dir: None,
         signup_rate_per_minute: 1000,
         redeem_failures_per_15min: 10,
         trusted_proxies: vec![],

@@ -49,7 +49,6 @@ impl ApiProcess {
             .env("CLERK_API_URL", &clerk.url)
             .env("IDENTITY_DEV_URL", &clerk.url)
             .env("SIGNUP_RATE_PER_MINUTE", "100000")
-            .env("STATIC_DIR", "../web/dist")
             .env("RUST_LOG", "debug")
             .stdout(Stdio::from(file.try_clone().unwrap()))
             .stderr(Stdio::from(file))
