@@ -80,6 +80,23 @@ ensure_browser() { # Debian's Chromium and ChromeDriver for the browser tests
   fi
 }
 
+ensure_deploy_tools() { # for the production-path tests (e2e/tests/deploy): Debian's nginx, openssl, PostgreSQL's server tools
+  local missing=()
+  command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || missing+=(nginx)
+  command -v openssl >/dev/null || missing+=(openssl)
+  compgen -G '/usr/lib/postgresql/*/bin/pg_basebackup' >/dev/null || missing+=(postgresql)
+  if ((${#missing[@]} == 0)); then return 0; fi
+  # The tests run nginx and PostgreSQL themselves, in the foreground on loopback ports:
+  # installing must not start Debian's services, so service starts are refused while apt
+  # runs (the policy-rc.d mechanism container images use), unless a policy is in place.
+  local policy=/usr/sbin/policy-rc.d added=""
+  if [[ ! -e "$policy" ]]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && added=1
+  fi
+  apt_install "${missing[@]}"
+  if [[ -n "$added" ]]; then rm -f "$policy"; fi
+}
+
 ensure_pg_client() {
   command -v psql >/dev/null && command -v pg_isready >/dev/null || apt_install postgresql-client
 }

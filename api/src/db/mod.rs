@@ -42,22 +42,61 @@ pub fn pool(database_url: &str, size: usize) -> anyhow::Result<Pool> {
     };
     config.options(&options);
     config.application_name("vestibule");
-    config.connect_timeout(Duration::from_secs(5));
+    // Each host of a multi-host URL (primary and standby, `target_session_attrs=read-write`)
+    // gets its own connect timeout, and making a connection may try them all: a primary
+    // that is gone without refusing (powered off) must not use up the whole budget before
+    // the promoted standby is tried. The URL's own `connect_timeout` wins.
+    let connect_timeout = config.get_connect_timeout().copied().unwrap_or(Duration::from_secs(5));
+    config.connect_timeout(connect_timeout);
+    let hosts = u32::try_from(config.get_hosts().len().max(config.get_hostaddrs().len()).max(1)).unwrap_or(1);
+    let create_timeout = connect_timeout * hosts + Duration::from_secs(1);
     let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
     Ok(Pool::builder(manager)
         .max_size(size)
         .wait_timeout(Some(Duration::from_secs(10)))
-        .create_timeout(Some(Duration::from_secs(5)))
+        .create_timeout(Some(create_timeout))
         .recycle_timeout(Some(Duration::from_secs(5)))
         .runtime(deadpool_postgres::Runtime::Tokio1)
         .build()?)
 }
 
-/// Applies the numbered migrations in `migrations/`.
+/// Applies the numbered migrations in `migrations/` that the database lacks.
+///
+/// When none is missing it changes nothing — not even refinery's `CREATE TABLE IF NOT
+/// EXISTS` of its history table — so `serve` starts as the production app role, which
+/// may not create tables (migrations run as the database owner, README "Production").
+/// Migrations this binary does not know are allowed: during a rolling upgrade the new
+/// release's expand migrations are applied while old instances still run and restart.
+/// A known version whose SQL differs from what was applied is refused.
 pub async fn migrate(database_url: &str) -> anyhow::Result<()> {
+    use anyhow::Context as _;
     let (mut client, connection) = tokio_postgres::connect(database_url, NoTls).await?;
     let handle = tokio::spawn(connection);
-    let report = embedded::migrations::runner().run_async(&mut client).await?;
+    let runner = embedded::migrations::runner().set_abort_missing(false);
+    let known = runner.get_migrations();
+    // Fails when the history table does not exist yet: then everything is pending.
+    if let Ok(applied) = runner.get_applied_migrations_async(&mut client).await {
+        for a in &applied {
+            if known.iter().any(|k| k.version() == a.version() && k.checksum() != a.checksum()) {
+                anyhow::bail!("migration V{} in the database differs from this binary's", a.version());
+            }
+        }
+        let pending = known.iter().filter(|k| !applied.iter().any(|a| a.version() == k.version())).count();
+        let newer: Vec<u32> =
+            applied.iter().map(|a| a.version()).filter(|v| !known.iter().any(|k| k.version() == *v)).collect();
+        if !newer.is_empty() {
+            tracing::warn!(versions = ?newer, "the database has migrations of a newer release; running on its expanded schema");
+        }
+        if pending == 0 {
+            drop(client);
+            let _ = handle.await;
+            return Ok(());
+        }
+    }
+    let report = runner
+        .run_async(&mut client)
+        .await
+        .context("applying migrations (in production run `vestibule migrate` as the database owner first)")?;
     for m in report.applied_migrations() {
         tracing::info!(migration = %m.name(), version = m.version(), "applied migration");
     }

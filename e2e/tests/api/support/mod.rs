@@ -56,8 +56,12 @@ impl TestApp {
 
     /// Starts everything, letting the test adjust the settings first.
     pub async fn spawn_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
+        Self::spawn_on(db::fresh_database().await, adjust).await
+    }
+
+    /// Starts everything on an existing database (e.g. a private cluster's).
+    pub async fn spawn_on(db_url: String, adjust: impl FnOnce(&mut Settings)) -> TestApp {
         api::telemetry::init();
-        let db_url = db::fresh_database().await;
         let clerk = ClerkDev::start().await;
         let mut settings = settings(&db_url, &clerk);
         adjust(&mut settings);

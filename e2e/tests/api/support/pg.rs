@@ -10,7 +10,7 @@ pub struct PrivateCluster {
     bin: PathBuf,
 }
 
-fn pg_bin() -> PathBuf {
+pub fn pg_bin() -> PathBuf {
     let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
         .expect("PostgreSQL server binaries in /usr/lib/postgresql")
         .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
@@ -21,7 +21,7 @@ fn pg_bin() -> PathBuf {
 }
 
 /// Runs a PostgreSQL tool as the `postgres` user when we are root (initdb refuses root).
-fn as_postgres(bin: &std::path::Path, args: &[&str]) -> std::process::Output {
+pub fn as_postgres(bin: &std::path::Path, args: &[&str]) -> std::process::Output {
     let is_root = Command::new("id").arg("-u").output().map(|o| o.stdout == b"0\n").unwrap_or(false);
     let mut cmd = if is_root {
         let mut c = Command::new("runuser");
