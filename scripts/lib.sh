@@ -80,11 +80,12 @@ ensure_browser() { # Debian's Chromium and ChromeDriver for the browser tests
   fi
 }
 
-ensure_deploy_tools() { # for the production-path tests (e2e/tests/deploy): Debian's nginx, openssl, PostgreSQL's server tools
+ensure_deploy_tools() { # for e2e/tests/deploy: Debian's nginx, openssl, PostgreSQL's server tools, systemd-analyze
   local missing=()
   command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || missing+=(nginx)
   command -v openssl >/dev/null || missing+=(openssl)
   compgen -G '/usr/lib/postgresql/*/bin/pg_basebackup' >/dev/null || missing+=(postgresql)
+  command -v systemd-analyze >/dev/null || missing+=(systemd)
   if ((${#missing[@]} == 0)); then return 0; fi
   # The tests run nginx and PostgreSQL themselves, in the foreground on loopback ports:
   # installing must not start Debian's services, so service starts are refused while apt

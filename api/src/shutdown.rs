@@ -1,9 +1,11 @@
 //! Graceful shutdown on SIGTERM (systemd's stop) or SIGINT. Policy, in order:
 //! 1. stop accepting: the listeners close at once, so a new connection is refused and a
 //!    proxy retries it on another instance;
-//! 2. finish what is in flight, for at most [`DRAIN_TIMEOUT`]: every response from then
-//!    on carries `Connection: close`, so no client sends another request on a
-//!    connection that is about to go;
+//! 2. finish what is in flight, for at most [`DRAIN_TIMEOUT`]: actix-web (actix-http
+//!    3.20, pinned by Cargo.lock) drains each keep-alive connection — the request being
+//!    served completes, then the connection closes instead of waiting for another — so no
+//!    client sends a request on a connection that is about to go (e2e/tests/deploy
+//!    shows both under load);
 //! 3. at the same time tell background workers to stop claiming work (the
 //!    [`Shutdown`] token they hold is cancelled) and wait for them for at most
 //!    [`WORKER_TIMEOUT`];
@@ -22,11 +24,7 @@
 //! });
 //! ```
 
-use actix_web::body::MessageBody;
-use actix_web::dev::{Server, ServerHandle, ServiceRequest, ServiceResponse};
-use actix_web::http::ConnectionType;
-use actix_web::middleware::Next;
-use actix_web::Error;
+use actix_web::dev::{Server, ServerHandle};
 use futures_util::future::{join, join_all, try_join_all};
 use std::future::Future;
 use std::time::Duration;
@@ -124,17 +122,4 @@ pub async fn serve_until(
     pool.close();
     tracing::info!(workers_stopped, "shutdown complete: requests drained, pool closed");
     served.map(|_| ())
-}
-
-/// While shutting down, every response closes its connection (see the module doc).
-pub async fn close_when_draining(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, Error> {
-    let shutdown = req.app_data::<Shutdown>().cloned();
-    let mut res = next.call(req).await?;
-    if shutdown.is_some_and(|s| s.is_draining()) {
-        res.response_mut().head_mut().set_connection_type(ConnectionType::Close);
-    }
-    Ok(res)
 }

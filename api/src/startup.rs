@@ -86,9 +86,7 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
             .app_data(http::payload_config())
             .app_data(http::path_config())
             .app_data(http::query_config())
-            .app_data(state.shutdown.clone())
             .wrap(from_fn(http::middleware::request_log))
-            .wrap(from_fn(shutdown::close_when_draining))
             .configure(routes::health::configure)
             .service(
                 web::scope("/api")

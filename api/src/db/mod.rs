@@ -5,6 +5,7 @@
 //! session has finite lock and statement timeouts. No network call inside a transaction.
 
 pub mod audit;
+mod connect;
 pub mod content;
 pub mod entries;
 pub mod invitations;
@@ -50,7 +51,11 @@ pub fn pool(database_url: &str, size: usize) -> anyhow::Result<Pool> {
     config.connect_timeout(connect_timeout);
     let hosts = u32::try_from(config.get_hosts().len().max(config.get_hostaddrs().len()).max(1)).unwrap_or(1);
     let create_timeout = connect_timeout * hosts + Duration::from_secs(1);
-    let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    let manager_config = ManagerConfig { recycling_method: RecyclingMethod::Fast };
+    let manager = match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => Manager::from_connect(config, connect::OnRuntime(runtime), manager_config),
+        Err(_) => Manager::from_config(config, NoTls, manager_config),
+    };
     Ok(Pool::builder(manager)
         .max_size(size)
         .wait_timeout(Some(Duration::from_secs(10)))

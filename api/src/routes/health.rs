@@ -34,16 +34,12 @@ async fn healthz() -> HttpResponse {
     tag = "operations",
     responses(
         (status = 200, description = "The database answers.", body = Status),
-        (status = 503, description = "The database does not answer within 2 s, or the instance is shutting down.", body = Status,
+        (status = 503, description = "The database does not answer within 2 s.", body = Status,
             headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
     )
 )]
 async fn readyz(state: web::Data<AppState>) -> HttpResponse {
-    // A draining instance is not ready, whatever the database says.
     let check = async {
-        if state.shutdown.is_draining() {
-            return None;
-        }
         let client = state.pool.get().await.ok()?;
         client.query_one("SELECT 1", &[]).await.ok()
     };

@@ -18,6 +18,7 @@ mod invitations;
 mod log_scan;
 mod metrics;
 mod openapi;
+mod pool;
 mod ops;
 mod programs;
 mod queue;

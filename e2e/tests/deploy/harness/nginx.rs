@@ -135,6 +135,43 @@ impl Nginx {
         nginx
     }
 
+    /// Takes the instance on `port` out of the upstream (`down`) and reloads nginx, as the
+    /// runbook's rolling restart does before stopping an instance; returns once the last
+    /// 30 requests went elsewhere (needs traffic).
+    pub async fn take_out(&self, port: u16) {
+        self.edit_and_reload(&format!("server 127.0.0.1:{port};"), &format!("server 127.0.0.1:{port} down;"));
+        self.wait_for_recent(port, false).await;
+    }
+
+    /// Puts it back; returns once requests reach it again.
+    pub async fn put_back(&self, port: u16) {
+        self.edit_and_reload(&format!("server 127.0.0.1:{port} down;"), &format!("server 127.0.0.1:{port};"));
+        self.wait_for_recent(port, true).await;
+    }
+
+    fn edit_and_reload(&self, from: &str, to: &str) {
+        let site = self.dir.join("vestibule.conf");
+        let text = replace(&std::fs::read_to_string(&site).unwrap(), from, to, 1);
+        std::fs::write(&site, text).unwrap();
+        let conf = self.dir.join("nginx.conf");
+        run(Command::new(nginx_bin()).arg("-p").arg(&self.dir).arg("-c").arg(conf).args(["-s", "reload"]));
+    }
+
+    /// Waits until the last 30 requests in the access log include (or avoid) `port`.
+    async fn wait_for_recent(&self, port: u16, included: bool) {
+        let instance = format!("127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let log = self.access_log();
+            let recent: Vec<&str> = log.lines().rev().take(30).collect();
+            if recent.len() == 30 && recent.iter().any(|l| l.contains(&instance)) == included {
+                return;
+            }
+            assert!(Instant::now() < deadline, "nginx never {} {instance}:\n{log}", if included { "used" } else { "avoided" });
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// A client that reaches the site by its name over TLS (trusting the test CA) from the
     /// loopback source address `from` (127.0.0.2, 127.0.0.3…: distinct clients).
     pub fn client(&self, from: &str) -> reqwest::Client {
