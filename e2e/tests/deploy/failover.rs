@@ -24,7 +24,10 @@ async fn a_failover_under_load_answers_503_meanwhile_recovers_without_restart_an
     let caps = Caps { queue: 100_000, hourly: 100_000, ..Caps::default() };
     app.program_with(&owner, ws, "failover", caps).await;
 
-    let both = format!("postgres://vestibule_login:{APP_PASSWORD}@127.0.0.1:{},127.0.0.1:{}/vestibule", primary.port, standby.port);
+    let both = format!(
+        "postgres://vestibule_login:{APP_PASSWORD}@127.0.0.1:{},127.0.0.1:{}/vestibule",
+        primary.port, standby.port
+    );
     let port = free_port();
     let instance =
         Instance::start(&format!("127.0.0.1:{port}"), port, &both, &[("SIGNUP_RATE_PER_MINUTE", "100000")]).await;
@@ -36,8 +39,10 @@ async fn a_failover_under_load_answers_503_meanwhile_recovers_without_restart_an
 
     pair.stop_primary_immediately();
     let unavailable_before = load.unavailable();
-    load.wait_for("503s while no node accepts writes", Duration::from_secs(30), |l| l.unavailable() >= unavailable_before + 5)
-        .await;
+    load.wait_for("503s while no node accepts writes", Duration::from_secs(30), |l| {
+        l.unavailable() >= unavailable_before + 5
+    })
+    .await;
     pair.promote_standby();
     // A promoted standby has no standby of its own: it must not wait for one.
     assert_eq!(standby.psql("postgres", &["-c", "SHOW synchronous_standby_names"]).trim(), "");

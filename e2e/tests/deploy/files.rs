@@ -49,7 +49,8 @@ fn the_systemd_unit_verifies_keeps_its_hardening_and_outlasts_the_graceful_shutd
 
 #[test]
 fn the_example_environment_names_only_documented_variables_and_leaves_out_what_the_unit_sets() {
-    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
     let env = example_env();
     for (key, _) in &env {
         let documented = readme.lines().any(|l| l.starts_with("| `") && l.contains(&format!("`{key}`")));

@@ -31,6 +31,8 @@ pub struct Counters {
     pub accepted: AtomicUsize,
     pub unavailable: AtomicUsize,
     pub other: AtomicUsize,
+    /// Requests sent again after a broken connection (see [`Load::start_with`]).
+    pub resent: AtomicUsize,
 }
 
 pub struct Load {
@@ -63,13 +65,17 @@ impl Load {
     /// `clients` tasks posting to `url` until [`Load::finish`]; a task also ends at its
     /// first refused connection (the server stopped accepting).
     pub fn start(clients: usize, url: &str, origin: &str, tag: &str) -> Load {
-        let clients =
-            (0..clients).map(|_| reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap()).collect();
-        Self::start_with(clients, url, origin, tag)
+        let clients = (0..clients)
+            .map(|_| reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap())
+            .collect();
+        Self::start_with(clients, url, origin, tag, false)
     }
 
-    /// As [`Load::start`], one task per given client.
-    pub fn start_with(clients: Vec<reqwest::Client>, url: &str, origin: &str, tag: &str) -> Load {
+    /// As [`Load::start`], one task per given client. With `resend_broken`, a request whose
+    /// connection broke is sent once more with the same request key, as the SPA does: a
+    /// keep-alive connection a proxy closes just as the request goes out (nginx's reload
+    /// closes idle client connections) loses nothing that way.
+    pub fn start_with(clients: Vec<reqwest::Client>, url: &str, origin: &str, tag: &str, resend_broken: bool) -> Load {
         let stop = Arc::new(AtomicBool::new(false));
         let counters = Arc::new(Counters::default());
         let tasks = clients
@@ -86,7 +92,11 @@ impl Load {
                             break;
                         }
                         let (key, email) = (Uuid::new_v4(), format!("{email}-{n}@example.com"));
-                        let answer = send(&http, &url, &origin, key, &email).await;
+                        let mut answer = send(&http, &url, &origin, key, &email).await;
+                        if resend_broken && matches!(answer, Answer::Broken(_)) {
+                            counters.resent.fetch_add(1, Ordering::SeqCst);
+                            answer = send(&http, &url, &origin, key, &email).await;
+                        }
                         let counter = match answer {
                             Answer::Status(202, _) => &counters.accepted,
                             Answer::Status(503, _) => &counters.unavailable,

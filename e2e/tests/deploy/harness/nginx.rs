@@ -167,7 +167,11 @@ impl Nginx {
             if recent.len() == 30 && recent.iter().any(|l| l.contains(&instance)) == included {
                 return;
             }
-            assert!(Instant::now() < deadline, "nginx never {} {instance}:\n{log}", if included { "used" } else { "avoided" });
+            assert!(
+                Instant::now() < deadline,
+                "nginx never {} {instance}:\n{log}",
+                if included { "used" } else { "avoided" }
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }

@@ -135,7 +135,12 @@ impl Pair {
         pair.wait_for(p, "SELECT count(*) FROM pg_stat_replication WHERE application_name = 'vestibule_standby' AND state = 'streaming'");
         p.psql(
             "postgres",
-            &["-c", "ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 (vestibule_standby)'", "-c", "SELECT pg_reload_conf()"],
+            &[
+                "-c",
+                "ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 (vestibule_standby)'",
+                "-c",
+                "SELECT pg_reload_conf()",
+            ],
         );
         pair.wait_for(p, "SELECT count(*) FROM pg_stat_replication WHERE application_name = 'vestibule_standby' AND sync_state = 'sync'");
         pair
@@ -168,7 +173,10 @@ impl Pair {
     /// The primary dies at once: no checkpoint, no goodbye to its clients.
     pub fn stop_primary_immediately(&self) {
         let dir = self.primary.dir.to_str().unwrap();
-        check("pg_ctl stop -m immediate", as_postgres(&self.bin.join("pg_ctl"), &["-D", dir, "-m", "immediate", "-w", "stop"]));
+        check(
+            "pg_ctl stop -m immediate",
+            as_postgres(&self.bin.join("pg_ctl"), &["-D", dir, "-m", "immediate", "-w", "stop"]),
+        );
     }
 
     /// `pg_ctl promote` on the standby, waiting until it accepts writes.
