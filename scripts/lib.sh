@@ -66,9 +66,11 @@ ensure_rust_tools() { # the WASM toolchain of TOOLCHAIN.md; never lets Trunk dow
     say "cargo install trunk 0.21.14 (about 12 minutes, once)"
     cargo install --locked trunk --version 0.21.14 --force
   fi
-  if ! "$root/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version_132"; then
+  # package-lock.json pins both: binaryen 132 (wasm-opt) and axe-core (the browser tests).
+  if ! "$root/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version_132" ||
+    ! grep -q '"version": "4.14.1"' "$root/node_modules/axe-core/package.json" 2>/dev/null; then
     command -v npm >/dev/null || apt_install nodejs npm
-    say "npm ci (binaryen 132 for wasm-opt)"
+    say "npm ci (binaryen 132 for wasm-opt, axe-core 4.14.1 for the accessibility checks)"
     (cd "$root" && npm ci --no-audit --no-fund --silent)
   fi
   command -v cargo-nextest >/dev/null || { say "cargo install cargo-nextest"; cargo install --locked cargo-nextest; }

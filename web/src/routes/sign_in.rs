@@ -1,6 +1,7 @@
 //! `/sign-in`: the local stand-in's development form or Clerk's own component, chosen by
 //! `GET /api/config`. After a successful sign-in it continues to `?next=` (a same-site
-//! path only) or to `/me`. The email typed here is sent to the identity service only.
+//! path only) or, without one, owners to `/owner` and everyone else to `/me`. The email
+//! typed here is sent to the identity service only.
 
 use leptos::html;
 use leptos::prelude::*;
@@ -18,20 +19,25 @@ pub fn SignIn() -> impl IntoView {
     set_title("Sign in");
     let session = use_session();
     let query = use_query_map();
-    let next = move || {
-        query
-            .read_untracked()
-            .get("next")
-            .filter(|n| n.starts_with('/') && !n.starts_with("//"))
-            .unwrap_or_else(|| "/me".into())
-    };
+    let next = Memo::new(move |_| query.read().get("next").filter(|n| n.starts_with('/') && !n.starts_with("//")));
     let navigate = use_navigate();
     let was_signed_out = StoredValue::new(false);
     Effect::new(move || match session.status.get() {
         Status::SignedOut => was_signed_out.set_value(true),
-        Status::SignedIn if was_signed_out.get_value() => navigate(&next(), Default::default()),
+        Status::SignedIn if was_signed_out.get_value() => {
+            let navigate = navigate.clone();
+            spawn_local(async move {
+                let to = match next.get_untracked() {
+                    Some(path) => path,
+                    None if auth::is_owner().await => "/owner".to_owned(),
+                    None => "/me".to_owned(),
+                };
+                navigate(&to, Default::default());
+            });
+        }
         _ => {}
     });
+    let continue_to = move || next.get().unwrap_or_else(|| "/me".to_owned());
     let state = Memo::new(move |_| (session.backend.get(), session.status.get()));
     view! {
         <h1>"Sign in"</h1>
@@ -39,7 +45,7 @@ pub fn SignIn() -> impl IntoView {
             (_, Status::SignedIn) => view! {
                 <div class="card">
                     <p>"You are signed in."</p>
-                    <p><A href=next() attr:class="button">"Continue"</A></p>
+                    <p><A href=continue_to() attr:class="button">"Continue"</A></p>
                 </div>
             }.into_any(),
             (Backend::Unknown, _) | (_, Status::Starting) => view! { <Loading/> }.into_any(),
