@@ -10,7 +10,7 @@ pub struct ClerkDev {
     pub url: String,
     pub secret: String,
     http: reqwest::Client,
-    child: Child,
+    child: tokio::sync::Mutex<Child>,
 }
 
 /// A user of clerk-dev with an open session and a long-lived token.
@@ -50,12 +50,12 @@ impl ClerkDev {
         let line = lines.next_line().await.unwrap().expect("clerk-dev prints its address");
         let url = line.rsplit(' ').next().unwrap().to_owned();
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        ClerkDev { url, secret, http: reqwest::Client::new(), child }
+        ClerkDev { url, secret, http: reqwest::Client::new(), child: tokio::sync::Mutex::new(child) }
     }
 
     /// Stops the process: the identity provider is gone (see [`ClerkDev::start_on`]).
-    pub async fn kill(&mut self) {
-        let _ = self.child.kill().await;
+    pub async fn kill(&self) {
+        let _ = self.child.lock().await.kill().await;
     }
 
     pub async fn backend(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
