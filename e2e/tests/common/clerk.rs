@@ -136,15 +136,31 @@ impl ClerkDev {
         assert_eq!(s, StatusCode::OK, "{e}");
     }
 
-    /// Makes `GET /v1/users/*` fail (true) or work again (false).
-    pub async fn users_unavailable(&self, down: bool) {
+    /// Deletes the user (`DELETE /v1/users/{id}`): it is gone and its sessions mint no
+    /// more tokens.
+    pub async fn delete_user(&self, user_id: &str) {
+        let (s, body) = self.backend(reqwest::Method::DELETE, &format!("/v1/users/{user_id}"), None).await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+    }
+
+    async fn fault(&self, switch: &str, down: bool) {
         let r = self
             .http
             .post(format!("{}/dev/faults", self.url))
-            .json(&json!({"users": if down { "unavailable" } else { "ok" }}))
+            .json(&json!({ switch: if down { "unavailable" } else { "ok" } }))
             .send()
             .await
             .expect("clerk-dev answers");
         assert!(r.status().is_success());
+    }
+
+    /// Makes `GET /v1/users/*` fail (true) or work again (false).
+    pub async fn users_unavailable(&self, down: bool) {
+        self.fault("users", down).await;
+    }
+
+    /// Makes the metadata merge and membership writes fail (true) or work again (false).
+    pub async fn writes_unavailable(&self, down: bool) {
+        self.fault("writes", down).await;
     }
 }
