@@ -123,6 +123,22 @@ async fn an_email_deleted_or_unverified_at_the_provider_closes_the_content() {
 }
 
 #[tokio::test]
+async fn a_user_deleted_at_the_provider_is_signed_out_of_the_content() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let rita = app.recipient(EMAIL).await;
+    let invited = owner.invited(ws, "gate-deleted", EMAIL).await;
+    rita.redeem(&invited.code).await;
+    rita.early_access("gate-deleted").await;
+    app.clerk.delete_user(&rita.user_id).await;
+    // Her token still verifies, but the fresh lookup finds no user: signed out, not 404.
+    rita.try_early_access("gate-deleted").await.expect_error(401, "signed_out");
+    rita.try_entries().await.expect_error(401, "signed_out");
+    let grants: i64 = app.scalar("SELECT count(*) FROM grants WHERE active", &[]).await;
+    assert_eq!(grants, 1, "a lookup that finds no user changes nothing");
+}
+
+#[tokio::test]
 async fn signed_out_reads_are_401_and_no_grant_is_404() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;

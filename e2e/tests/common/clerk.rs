@@ -158,9 +158,4 @@ impl ClerkDev {
     pub async fn users_unavailable(&self, down: bool) {
         self.fault("users", down).await;
     }
-
-    /// Makes the metadata merge and membership writes fail (true) or work again (false).
-    pub async fn writes_unavailable(&self, down: bool) {
-        self.fault("writes", down).await;
-    }
 }
