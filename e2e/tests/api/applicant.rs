@@ -136,20 +136,7 @@ async fn invitation_and_grant(app: &TestApp, program: Uuid, b_user: &str) -> (Uu
             &[&program, &a],
         )
         .await;
-    let redeemed: Uuid = app
-        .scalar(
-            "INSERT INTO invitations (program_id, entry_id, token_sha256, state, issued_at, expires_at, terminal_at) \
-             VALUES ($1, $2, gen_random_bytes(32), 'redeemed', now(), now() + interval '7 days', now()) RETURNING id",
-            &[&program, &b],
-        )
-        .await;
-    let grant: Uuid = app
-        .scalar(
-            "INSERT INTO grants (program_id, entry_id, invitation_id, clerk_user_id, granted_at) \
-             VALUES ($1, $2, $3, $4, now()) RETURNING id",
-            &[&program, &b, &redeemed, &b_user],
-        )
-        .await;
+    let (_, grant) = app.grant_by_sql(program, b, b_user).await;
     (invitation, grant)
 }
 

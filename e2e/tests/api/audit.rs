@@ -1,7 +1,7 @@
 //! The audit history (issue 4): every owner mutation writes exactly one event, with ids,
 //! states and reason codes only; the owner reads it paged in id order.
 
-use crate::support::owner::{delivery, expiring_in};
+use crate::support::invitations::{delivery, expiring_in};
 use crate::support::{Reply, TestApp};
 use shared::api::{BulkSelectRequest, BulkSelectResponse, Content, EntryStateResponse, Invitation, IssuedInvitation};
 

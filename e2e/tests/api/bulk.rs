@@ -2,7 +2,7 @@
 //! order; issue invitations to a list of selected entries all-or-nothing, with the codes
 //! returned once as CSV and a replay that answers metadata only.
 
-use crate::support::owner::{delivery, expiring_in};
+use crate::support::invitations::{delivery, expiring_in};
 use crate::support::secrets::{assert_not_stored, hex, sha256_hex};
 use crate::support::{Owner, Reply, TestApp};
 use shared::api::{BulkIssueReceipt, BulkIssueRequest, BulkSelectRequest, EntrySearch, IssuedInvitation};

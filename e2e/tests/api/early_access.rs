@@ -1,19 +1,24 @@
 //! Program-scoped private content (issue 5): a grant opens its own program and nothing
 //! else; every writer's change denies the next read.
 
-use crate::support::TestApp;
+use crate::support::{Invited, Owner, Recipient, TestApp};
 use serde_json::json;
 use uuid::Uuid;
 
 const EMAIL: &str = "rita@example.com";
 
+/// A program `slug` whose code rita has redeemed and whose content she has just read.
+async fn opened(owner: &Owner, ws: Uuid, rita: &Recipient, slug: &str) -> Invited {
+    let invited = owner.invited(ws, slug, EMAIL).await;
+    rita.redeem(&invited.code).await;
+    rita.early_access(slug).await;
+    invited
+}
+
 #[tokio::test]
 async fn a_grant_to_a_never_opens_b_and_b_never_leaks_into_a() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.recipient(EMAIL).await;
-    let a = owner.invited(ws, "program-a", EMAIL).await;
-    rita.redeem(&a.code).await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    opened(&owner, ws, &rita, "program-a").await;
     // Rita also has an entry in B, selected and invited, but she has not redeemed it.
     let b = owner.invited(ws, "program-b", EMAIL).await;
     owner.put_content(b.program, "Secret of B").await;
@@ -29,12 +34,9 @@ async fn a_grant_to_a_never_opens_b_and_b_never_leaks_into_a() {
 
 #[tokio::test]
 async fn a_recipient_without_a_staff_row_gets_404_on_every_owner_route() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.recipient(EMAIL).await;
-    let invited = owner.invited(ws, "beta-staff", EMAIL).await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    let invited = opened(&owner, ws, &rita, "beta-staff").await;
     let (program, entry, invitation) = (invited.program, invited.entry, invited.invitation);
-    rita.redeem(&invited.code).await;
     let staff: i64 = app.scalar("SELECT count(*) FROM staff_members WHERE clerk_user_id = $1", &[&rita.user_id]).await;
     assert_eq!(staff, 0);
     let grant: Uuid = app.scalar("SELECT id FROM grants WHERE entry_id = $1", &[&entry]).await;
@@ -72,46 +74,35 @@ async fn a_recipient_without_a_staff_row_gets_404_on_every_owner_route() {
 
 #[tokio::test]
 async fn each_writer_denies_the_next_read() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.recipient(EMAIL).await;
-    // A fresh program `slug` whose content rita has just opened.
-    let opened = async |slug: &str| {
-        let invited = owner.invited(ws, slug, EMAIL).await;
-        rita.redeem(&invited.code).await;
-        rita.early_access(slug).await;
-        invited
-    };
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    let open = async |slug: &str| opened(&owner, ws, &rita, slug).await;
 
     // Access switched off.
-    let invited = opened("gate-access").await;
-    owner.patch_program(invited.program, json!({"accessEnabled": false})).await;
+    let invited = open("gate-access").await;
+    owner.set_access_enabled(invited.program, false).await;
     rita.try_early_access("gate-access").await.assert(404);
 
     // Owner grant revoke.
-    let invited = opened("gate-grant").await;
+    let invited = open("gate-grant").await;
     let grant: Uuid = app.scalar("SELECT id FROM grants WHERE program_id = $1", &[&invited.program]).await;
     owner.revoke_grant(grant).await;
     rita.try_early_access("gate-grant").await.assert(404);
 
     // Owner-recorded withdrawal.
-    let invited = opened("gate-owner-wd").await;
+    let invited = open("gate-owner-wd").await;
     owner.withdraw(invited.program, invited.entry, "applicant_request").await;
     rita.try_early_access("gate-owner-wd").await.assert(404);
 
     // Workspace deactivated.
-    opened("gate-ws-2").await;
+    open("gate-ws-2").await;
     app.exec("UPDATE workspaces SET active = false WHERE id = $1", &[&ws]).await;
     rita.try_early_access("gate-ws-2").await.assert(404);
 }
 
 #[tokio::test]
 async fn an_email_deleted_or_unverified_at_the_provider_closes_the_content() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.recipient(EMAIL).await;
-    let invited = owner.invited(ws, "gate-email", EMAIL).await;
-    rita.redeem(&invited.code).await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    opened(&owner, ws, &rita, "gate-email").await;
     let email_id = app.clerk.email_id(&rita.user_id, EMAIL).await;
     app.clerk.set_verified(&email_id, false).await;
     rita.try_early_access("gate-email").await.assert(404);
@@ -124,12 +115,8 @@ async fn an_email_deleted_or_unverified_at_the_provider_closes_the_content() {
 
 #[tokio::test]
 async fn a_user_deleted_at_the_provider_is_signed_out_of_the_content() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.recipient(EMAIL).await;
-    let invited = owner.invited(ws, "gate-deleted", EMAIL).await;
-    rita.redeem(&invited.code).await;
-    rita.early_access("gate-deleted").await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    opened(&owner, ws, &rita, "gate-deleted").await;
     app.clerk.delete_user(&rita.user_id).await;
     // Her token still verifies, but the fresh lookup finds no user: signed out, not 404.
     rita.try_early_access("gate-deleted").await.expect_error(401, "signed_out");

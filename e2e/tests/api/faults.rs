@@ -2,7 +2,7 @@
 //! identity provider gone and back. Whatever fails, nothing admitted is lost, nothing is
 //! double-counted, and the service recovers by itself.
 
-use crate::support::owner::expiring_in;
+use crate::support::invitations::expiring_in;
 use crate::support::pg::PrivateCluster;
 use crate::support::process::{vestibule, ApiProcess};
 use crate::support::public::signup_request;

@@ -2,7 +2,8 @@
 //! as the SHA-256 of their bytes; replays answer metadata; seats hold under concurrency;
 //! revocation, expiry and reissue; delivery records once; grant revocation.
 
-use crate::support::owner::{delivery, expiring_in, in_days, Caps};
+use crate::support::invitations::{delivery, expiring_in, in_days};
+use crate::support::owner::Caps;
 use crate::support::race::LockHolder;
 use crate::support::secrets::{assert_not_stored, hex, sha256_hex};
 use crate::support::{Owner, TestApp};
@@ -24,9 +25,7 @@ pub(crate) async fn one_seat_for_two(owner: &Owner, ws: Uuid, slug: &str) -> (Uu
 #[tokio::test]
 async fn the_code_appears_in_exactly_one_response_and_only_its_digest_is_stored() {
     let app = TestApp::spawn().await;
-    let (owner, _, program) = app.queue_of("once", 1).await;
-    let entry = app.entry_id(program, "u0@example.com").await;
-    owner.select(program, entry).await;
+    let (owner, program, entry) = app.one_selected("once").await;
     let request = expiring_in(5);
     let r = owner.try_issue(program, entry, &request).await;
     let issued: IssuedInvitation = r.expect(201);
@@ -117,9 +116,7 @@ async fn revoke_frees_the_seat_and_a_new_key_reissues() {
 #[tokio::test]
 async fn an_expired_invitation_is_marked_expired_before_the_reissue() {
     let app = TestApp::spawn().await;
-    let (owner, _, program) = app.queue_of("expired", 1).await;
-    let entry = app.entry_id(program, "u0@example.com").await;
-    owner.select(program, entry).await;
+    let (owner, program, entry) = app.one_selected("expired").await;
     let old = owner.issue(program, entry).await;
     let old_code = old.code.unwrap();
     app.exec(
@@ -173,9 +170,7 @@ async fn expiry_must_be_in_the_future_and_within_max_invite_days() {
 #[tokio::test]
 async fn a_delivery_record_is_taken_once_and_is_idempotent_by_key() {
     let app = TestApp::spawn().await;
-    let (owner, _, program) = app.queue_of("delivery", 1).await;
-    let entry = app.entry_id(program, "u0@example.com").await;
-    owner.select(program, entry).await;
+    let (owner, program, entry) = app.one_selected("delivery").await;
     let issued = owner.issue(program, entry).await;
     let (invitation, code) = (issued.invitation.id, issued.code.unwrap());
 

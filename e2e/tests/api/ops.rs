@@ -2,7 +2,7 @@
 //! redaction, several API instances on one database.
 
 use crate::invitations::one_seat_for_two;
-use crate::support::owner::expiring_in;
+use crate::support::invitations::expiring_in;
 use crate::support::process::{self, ApiProcess};
 use crate::support::race::LockHolder;
 use crate::support::{db, TestApp};

@@ -2,10 +2,10 @@
 //! PATCH under `expectedRevision` with its preconditions, sequential notices, stats, and
 //! the same 404 for everyone who is not a current owner of the workspace.
 
-use crate::support::owner::{Caps, PURPOSE};
+use crate::support::owner::{changes, Caps, PURPOSE};
 use crate::support::TestApp;
 use serde_json::{json, Value};
-use shared::api::{Notice, Program, ProgramCounts, PublishNoticeRequest};
+use shared::api::{Notice, PatchProgramRequest, Program, ProgramCounts, PublishNoticeRequest};
 use uuid::Uuid;
 
 /// A create body as raw JSON, so tests can break one field at a time.
@@ -169,14 +169,14 @@ async fn opening_needs_a_notice_and_enabling_access_needs_content() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
     let program = owner.create_program(ws, "beta", Caps::default()).await.id;
-    let open = json!({"signupOpen": true});
-    owner.try_patch_program(program, open.clone()).await.expect_error(409, "notice_required");
-    let access = json!({"accessEnabled": true});
-    owner.try_patch_program(program, access.clone()).await.expect_error(409, "content_required");
+    let open = PatchProgramRequest { signup_open: Some(true), ..changes() };
+    owner.try_patch_program(program, open).await.expect_error(409, "notice_required");
+    let access = PatchProgramRequest { access_enabled: Some(true), ..changes() };
+    owner.try_patch_program(program, access).await.expect_error(409, "content_required");
     owner.publish_notice(program).await;
-    assert!(owner.patch_program(program, open).await.signup_open);
+    assert!(owner.set_signup_open(program, true).await.signup_open);
     app.exec("INSERT INTO early_access_content (program_id, body) VALUES ($1, 'Welcome')", &[&program]).await;
-    let on = owner.patch_program(program, access).await;
+    let on = owner.set_access_enabled(program, true).await;
     assert_eq!((on.access_enabled, on.has_content), (true, true));
     assert!(app.public_program("beta").await.signup_open);
 }
@@ -202,21 +202,11 @@ async fn the_seat_cap_never_drops_below_seats_in_use() {
         &[&program, &a, &c],
     )
     .await;
-    let redeemed: Uuid = app
-        .scalar(
-            "INSERT INTO invitations (program_id, entry_id, token_sha256, state, issued_at, expires_at, terminal_at) \
-             VALUES ($1, $2, gen_random_bytes(32), 'redeemed', now(), now() + interval '7 days', now()) RETURNING id",
-            &[&program, &b],
-        )
-        .await;
-    app.exec(
-        "INSERT INTO grants (program_id, entry_id, invitation_id, clerk_user_id, granted_at) VALUES ($1, $2, $3, 'user_b', now())",
-        &[&program, &b, &redeemed],
-    )
-    .await;
+    app.grant_by_sql(program, b, "user_b").await;
     assert_eq!(owner.program(program).await.counts.seats, 2);
-    owner.try_patch_program(program, json!({"seatCap": 1})).await.expect_error(409, "seat_cap_below_use");
-    assert_eq!(owner.patch_program(program, json!({"seatCap": 2})).await.seat_cap, 2);
+    let seats = |cap| PatchProgramRequest { seat_cap: Some(cap), ..changes() };
+    owner.try_patch_program(program, seats(1)).await.expect_error(409, "seat_cap_below_use");
+    assert_eq!(owner.patch_program(program, seats(2)).await.seat_cap, 2);
 }
 
 #[tokio::test]
@@ -227,7 +217,8 @@ async fn lowering_caps_keeps_existing_entries_and_stops_new_ones() {
     for who in ["a", "b", "c"] {
         app.signup("beta", &format!("{who}@example.com")).await;
     }
-    let p = owner.patch_program(program, json!({"queueCap": 1, "hourlyCap": 2})).await;
+    let lower = PatchProgramRequest { queue_cap: Some(1), hourly_cap: Some(2), ..changes() };
+    let p = owner.patch_program(program, lower).await;
     assert_eq!(p.counts, ProgramCounts { queue: 3, hour: 3, seats: 0 });
     app.try_signup("beta", "d@example.com").await.assert(429);
     let n: i64 =

@@ -2,7 +2,7 @@
 //! entry detail, the decisions' allow-lists and transitions, the CSV export, and the
 //! uniform 404 for everyone who is not a current owner of the program's workspace.
 
-use crate::support::owner::expiring_in;
+use crate::support::invitations::expiring_in;
 use crate::support::secrets::hex;
 use crate::support::{Owner, TestApp, User};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -15,10 +15,8 @@ async fn grants_of(app: &TestApp, program: Uuid) -> i64 {
 
 #[tokio::test]
 async fn the_invited_recipient_redeems_once_and_reads_the_content() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
     let invited = owner.invited(ws, "beta-one", EMAIL).await;
-    let rita = app.recipient(EMAIL).await;
 
     let r = rita.try_redeem(&invited.code).await;
     let redeemed: RedeemResponse = r.expect(200);
@@ -101,10 +99,8 @@ async fn a_code_without_a_delivery_record_does_not_redeem() {
 
 #[tokio::test]
 async fn expired_and_revoked_codes_do_not_redeem() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
     let invited = owner.invited(ws, "beta-exp", EMAIL).await;
-    let rita = app.recipient(EMAIL).await;
     app.exec(
         "UPDATE invitations SET issued_at = clock_timestamp() - interval '2 days', expires_at = clock_timestamp() - interval '1 second' WHERE id = $1",
         &[&invited.invitation],
@@ -119,9 +115,7 @@ async fn expired_and_revoked_codes_do_not_redeem() {
 
 #[tokio::test]
 async fn a_withdrawn_entry_cannot_redeem_and_withdrawal_closes_the_content() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.recipient(EMAIL).await;
+    let (_, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
     let invited = owner.invited(ws, "beta-wd", EMAIL).await;
     rita.withdraw("beta-wd").await;
     rita.try_redeem(&invited.code).await.assert(404);
@@ -135,10 +129,8 @@ async fn a_withdrawn_entry_cannot_redeem_and_withdrawal_closes_the_content() {
 
 #[tokio::test]
 async fn identity_provider_down_is_503_with_no_data() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
     let invited = owner.invited(ws, "beta-down", EMAIL).await;
-    let rita = app.recipient(EMAIL).await;
     app.clerk.users_unavailable(true).await;
     rita.try_redeem(&invited.code).await.expect_error(503, "identity_unavailable");
     app.clerk.users_unavailable(false).await;

@@ -231,7 +231,7 @@ async fn bad_input_is_a_generic_400_or_404_and_writes_nothing() {
 async fn a_closed_program_is_409_for_known_and_unknown_emails() {
     let (app, owner, program) = open("beta", Caps::default()).await;
     app.signup("beta", "known@example.com").await;
-    owner.patch_program(program, json!({"signupOpen": false})).await;
+    owner.set_signup_open(program, false).await;
     let before = written(&app, program).await;
     let known = app.try_signup("beta", "known@example.com").await;
     let unknown = app.try_signup("beta", "new@example.com").await;
@@ -278,10 +278,10 @@ async fn a_committed_key_replays_202_after_the_cap_fills_the_program_closes_and_
     app.try_signup("beta", "cat@example.com").await.assert(429);
     replay(known_key).await.assert(202);
     replay(dup_key).await.assert(202);
-    owner.patch_program(program, json!({"signupOpen": false})).await;
+    owner.set_signup_open(program, false).await;
     replay(known_key).await.assert(202);
     owner.publish_notice(program).await;
-    owner.patch_program(program, json!({"signupOpen": true})).await;
+    owner.set_signup_open(program, true).await;
     replay(known_key).await.assert(202);
     replay(dup_key).await.assert(202);
     let w = written(&app, program).await;

@@ -1,26 +1,35 @@
 //! Test harness: a fresh database per test, a real `clerk-dev` process, the real API
 //! on an ephemeral port, and typed helpers so tests read as sentences. The helpers
-//! follow the API's audiences: [`public`] (signup, the public program), [`owner`] (an
-//! [`Owner`] speaking the owner routes) and [`recipient`] (a [`Recipient`] speaking
-//! `/api/me`); every answer is read through [`Reply`] into the `shared` types.
+//! follow the API's audiences: [`public`] (signup, the public program), an [`Owner`]
+//! speaking the owner routes ([`owner`], [`queue`], [`invitations`]) and a
+//! [`Recipient`] speaking `/api/me` ([`recipient`]), both a [`session::Session`] of a
+//! signed-in user. Every answer is read through [`Reply`] into the `shared` types;
+//! [`sql`] arranges and asserts what only the database shows; [`race`] orders
+//! contenders through the database.
 //!
 //! A `TestApp` is cheap to clone (the identity process and the arranging connection are
 //! shared), so an `Owner` or a `Recipient` carries its own handle on the app.
 
+pub mod invitations;
 pub mod owner;
 pub mod pg;
 pub mod process;
 pub mod public;
+pub mod queue;
 pub mod race;
 pub mod recipient;
 pub mod reply;
 pub mod secrets;
+pub mod session;
+pub mod sql;
 
 pub use crate::common::clerk::{ClerkDev, User};
 pub use crate::common::{db, ORIGIN};
-pub use owner::{Caps, Invited, Owner};
+pub use invitations::Invited;
+pub use owner::{Caps, Owner};
 pub use recipient::Recipient;
 pub use reply::Reply;
+pub use sql::Params;
 
 use api::config::{AppEnv, Settings};
 use api::startup::Application;
@@ -30,11 +39,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::OnceCell;
-use tokio_postgres::types::{FromSql, ToSql};
 use uuid::Uuid;
-
-/// Parameters of an arranging or asserting SQL statement.
-pub type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 
 #[derive(Clone)]
 pub struct TestApp {
@@ -122,41 +127,6 @@ impl TestApp {
         TestApp { base: base.to_owned(), ..self.clone() }
     }
 
-    /// A new database connection of its own (for transactions a test holds open).
-    pub async fn db(&self) -> tokio_postgres::Client {
-        db::connect(&self.db_url).await
-    }
-
-    /// The one shared connection that arranging and asserting statements use.
-    async fn sql(&self) -> &tokio_postgres::Client {
-        self.sql.get_or_init(|| db::connect(&self.db_url)).await
-    }
-
-    /// Runs an arranging statement; returns the rows it touched.
-    pub async fn exec(&self, sql: &str, params: Params<'_>) -> u64 {
-        self.sql().await.execute(sql, params).await.unwrap_or_else(|e| panic!("{sql}: {e}"))
-    }
-
-    /// The one row of a query.
-    pub async fn row(&self, sql: &str, params: Params<'_>) -> tokio_postgres::Row {
-        self.sql().await.query_one(sql, params).await.unwrap_or_else(|e| panic!("{sql}: {e}"))
-    }
-
-    /// Every row of a query.
-    pub async fn rows(&self, sql: &str, params: Params<'_>) -> Vec<tokio_postgres::Row> {
-        self.sql().await.query(sql, params).await.unwrap_or_else(|e| panic!("{sql}: {e}"))
-    }
-
-    /// The one value of a one-row, one-column query.
-    pub async fn scalar<T: for<'r> FromSql<'r>>(&self, sql: &str, params: Params<'_>) -> T {
-        self.row(sql, params).await.get(0)
-    }
-
-    /// The first column of every row of a query, in its order.
-    pub async fn column<T: for<'r> FromSql<'r>>(&self, sql: &str, params: Params<'_>) -> Vec<T> {
-        self.rows(sql, params).await.iter().map(|r| r.get(0)).collect()
-    }
-
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
@@ -225,14 +195,18 @@ impl TestApp {
         (self.as_owner(user), ws)
     }
 
+    /// A fresh app with an owner (and their workspace) and `email` signed in as a
+    /// recipient: the cast of most redemption and content tests.
+    pub async fn owner_and_recipient(email: &str) -> (TestApp, Owner, Uuid, Recipient) {
+        let app = TestApp::spawn().await;
+        let (owner, ws) = app.owner("owner@example.com").await;
+        let recipient = app.recipient(email).await;
+        (app, owner, ws, recipient)
+    }
+
     /// `user` speaking the owner routes (whether or not they are an owner).
     pub fn as_owner(&self, user: User) -> Owner {
         Owner::new(self.clone(), user)
-    }
-
-    /// The id of the entry with this email, read from the database.
-    pub async fn entry_id(&self, program: Uuid, email: &str) -> Uuid {
-        self.scalar("SELECT id FROM entries WHERE program_id = $1 AND email_key = $2", &[&program, &email]).await
     }
 }
 

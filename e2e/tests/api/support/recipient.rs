@@ -2,38 +2,27 @@
 //! withdrawal, redemption, private content. Same policy as the owner's: `verb` asserts
 //! success and decodes, `try_verb` returns the reply.
 
+use super::session::Session;
 use super::{Reply, TestApp, User};
-use serde::Serialize;
 use serde_json::json;
 use shared::api::{
     EarlyAccessContent, MeResponse, OwnEntry, OwnWaitlistStatus, RedeemRequest, RedeemResponse, WithdrawResponse,
 };
 
-/// A signed-in user calling the `/api/me` routes; derefs to the [`User`].
+/// A signed-in user calling the `/api/me` routes.
 #[derive(Clone)]
-pub struct Recipient {
-    app: TestApp,
-    pub user: User,
-}
+pub struct Recipient(Session);
 
 impl std::ops::Deref for Recipient {
-    type Target = User;
-    fn deref(&self) -> &User {
-        &self.user
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.0
     }
 }
 
 impl Recipient {
     pub(super) fn new(app: TestApp, user: User) -> Recipient {
-        Recipient { app, user }
-    }
-
-    pub async fn get(&self, path: &str) -> Reply {
-        self.app.get(path, Some(&self.user)).await
-    }
-
-    pub async fn post(&self, path: &str, body: &(impl Serialize + ?Sized)) -> Reply {
-        self.app.post(path, body, Some(&self.user)).await
+        Recipient(Session { app, user })
     }
 
     pub async fn me(&self) -> MeResponse {
