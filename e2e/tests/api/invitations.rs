@@ -159,7 +159,7 @@ async fn expiry_must_be_in_the_future_and_within_max_invite_days() {
         let request = IssueInvitationRequest { request_key: Uuid::new_v4(), expires_at };
         let r = owner.try_issue(program, entry, &request).await;
         r.assert(status);
-        assert_eq!(r.error().code, code, "{}", request.expires_at);
+        assert_eq!(r.error_code(), code, "{}", request.expires_at);
     }
     owner.try_issue(program, waiting, &expiring_in(3)).await.expect_error(409, "invalid_transition"); // a waiting entry is not selected
     owner.try_issue(program, entry, &expiring_in(14)).await.expect::<IssuedInvitation>(201);

@@ -68,7 +68,7 @@ async fn create_refuses_out_of_bounds_fields_and_a_taken_slug() {
         body[field] = value;
         let r = owner.try_create_program(&body).await;
         r.assert(400);
-        let code = r.error().code;
+        let code = r.error_code();
         assert!(code.starts_with("invalid_"), "{field}: {code}");
     }
     let mut edge = create_body(ws, &"a".repeat(60));

@@ -144,7 +144,7 @@ async fn the_same_key_bound_to_other_fields_is_409() {
     ] {
         let r = app.try_signup_as("beta", key, email, version, permission).await;
         r.assert(409);
-        assert_eq!(r.error().code, "request_key_reused", "{email} {version} {permission}");
+        assert_eq!(r.error_code(), "request_key_reused", "{email} {version} {permission}");
     }
     let after = written(&app, program).await;
     assert_eq!(after.entries, before.entries);
@@ -218,7 +218,7 @@ async fn bad_input_is_a_generic_400_or_404_and_writes_nothing() {
     for (body, code) in bodies {
         let r = app.post("/api/public/programs/beta/signups", &body, None).await;
         r.assert(400);
-        assert_eq!(r.error().code, code, "{body}");
+        assert_eq!(r.error_code(), code, "{body}");
         assert!(!r.text.contains("example.com"), "no input echoed: {}", r.text);
     }
     for slug in ["nope", "NOPE", "a"] {

@@ -54,13 +54,20 @@ impl Reply {
         self.body::<ErrorBody>().error
     }
 
+    /// The error code as it travels (read through serde, so it does not matter whether
+    /// `shared` spells codes as strings or as an enum).
+    #[track_caller]
+    pub fn error_code(&self) -> String {
+        let code = serde_json::to_value(self.error().code).expect("a code serializes");
+        code.as_str().unwrap_or_else(|| panic!("the error code is not a string: {}", self.text)).to_owned()
+    }
+
     /// Asserts the status and the error code; returns the detail.
     #[track_caller]
     pub fn expect_error(&self, status: u16, code: &str) -> ErrorDetail {
         self.assert(status);
-        let error = self.error();
-        assert_eq!(error.code, code, "body: {}", self.text);
-        error
+        assert_eq!(self.error_code(), code, "body: {}", self.text);
+        self.error()
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
