@@ -7,6 +7,10 @@
 //! `artifacts/screenshots/`.
 
 #[path = "../common/mod.rs"]
+#[allow(
+    dead_code,
+    reason = "the browser tests use the database and sign-in part of the harness; the API tests use all of it"
+)]
 mod common;
 
 mod a11y;
