@@ -1,10 +1,12 @@
 //! The HTTP edge: body and parameter limits, the Origin and CSRF guards, response
-//! headers, client addresses and the request log. Everything here runs before a
-//! handler's own logic, so malformed input never reaches a route.
+//! headers (browser security headers in [`security_headers`]), client addresses and the
+//! request log. Everything here runs before a handler's own logic, so malformed input
+//! never reaches a route.
 
 pub mod client_addr;
 pub mod csrf;
 pub mod middleware;
+pub mod security_headers;
 
 use crate::error::ApiError;
 use actix_web::error::JsonPayloadError;

@@ -23,5 +23,6 @@ mod pool;
 mod programs;
 mod queue;
 mod redeem;
+mod security_headers;
 mod signup;
 mod spa;

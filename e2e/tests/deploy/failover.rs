@@ -7,8 +7,8 @@
 use crate::harness::instance::{free_port, Instance};
 use crate::harness::load::{send, Answer, Load};
 use crate::harness::replication::{Pair, APP_PASSWORD, BACKUP_PASSWORD};
-use crate::support::flows::Caps;
 use crate::support::process::workspace_bin;
+use crate::support::Caps;
 use crate::support::TestApp;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -22,7 +22,7 @@ async fn a_failover_under_load_answers_503_meanwhile_recovers_without_restart_an
     let app = TestApp::spawn_on(primary.superuser_url("vestibule"), |_| {}).await;
     let (owner, ws) = app.owner("owner@example.com").await;
     let caps = Caps { queue: 100_000, hourly: 100_000, ..Caps::default() };
-    app.program_with(&owner, ws, "failover", caps).await;
+    owner.program_with(ws, "failover", caps).await;
 
     let both = format!(
         "postgres://vestibule_login:{APP_PASSWORD}@127.0.0.1:{},127.0.0.1:{}/vestibule",

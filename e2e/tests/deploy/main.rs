@@ -5,8 +5,12 @@
 //! under load, so they are slower than the API tests: the nextest group `deploy`
 //! (`.config/nextest.toml`) runs them one at a time.
 
+// The API tests' harness (a fresh database, clerk-dev, owners through the API): this
+// binary uses a part of it.
+#[allow(dead_code, unused_imports)]
 #[path = "../common/mod.rs"]
 mod common;
+#[allow(dead_code, unused_imports)]
 #[path = "../api/support/mod.rs"]
 mod support;
 

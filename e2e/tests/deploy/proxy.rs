@@ -8,7 +8,7 @@
 use crate::harness::instance::{free_port, Instance};
 use crate::harness::load::{Answer, Load};
 use crate::harness::nginx::{Nginx, SITE};
-use crate::support::flows::Caps;
+use crate::support::Caps;
 use crate::support::TestApp;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -26,7 +26,7 @@ struct Stack {
 async fn stack(slug: &str, caps: Caps, overrides: &[(&str, &str)]) -> Stack {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    app.program_with(&owner, ws, slug, caps).await;
+    owner.program_with(ws, slug, caps).await;
     let (pa, pb) = (free_port(), free_port());
     let a = Instance::start(&format!("[::ffff:127.0.0.1]:{pa}"), pa, &app.db_url, overrides).await;
     let b = Instance::start(&format!("127.0.0.1:{pb}"), pb, &app.db_url, overrides).await;

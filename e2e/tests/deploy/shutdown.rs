@@ -2,8 +2,8 @@
 
 use crate::harness::instance::{free_port, Instance};
 use crate::harness::load::{Answer, Load};
-use crate::support::flows::Caps;
 use crate::support::race::LockHolder;
+use crate::support::Caps;
 use crate::support::TestApp;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -13,7 +13,7 @@ async fn sigterm_mid_load_refuses_new_connections_finishes_those_in_flight_and_l
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
     let caps = Caps { queue: 100_000, hourly: 100_000, ..Caps::default() };
-    let program = app.program_with(&owner, ws, "drain", caps).await;
+    let program = owner.program_with(ws, "drain", caps).await;
     let port = free_port();
     let bind = format!("127.0.0.1:{port}");
     let mut instance = Instance::start(&bind, port, &app.db_url, &[("SIGNUP_RATE_PER_MINUTE", "100000")]).await;
