@@ -5,7 +5,7 @@
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
-use shared::{ErrorBody, ErrorDetail};
+use shared::{ErrorBody, ErrorCode, ErrorDetail};
 
 pub type Result<T, E = ApiError> = std::result::Result<T, E>;
 
@@ -13,18 +13,21 @@ pub type Result<T, E = ApiError> = std::result::Result<T, E>;
 pub enum ApiError {
     /// Malformed body, field out of bounds, bad path or query parameter.
     #[error("bad request: {0}")]
-    BadRequest(&'static str),
+    BadRequest(ErrorCode),
     #[error("signed out")]
     Unauthorized,
     /// Authenticated but not allowed; also a bad Origin or CSRF token.
     #[error("forbidden: {0}")]
-    Forbidden(&'static str),
+    Forbidden(ErrorCode),
     /// Absent, foreign, revoked or not permitted: one shape for all.
     #[error("not found")]
     NotFound,
     /// Stale revision, key bound to other fields, closed form, invalid transition.
     #[error("conflict: {0}")]
-    Conflict(&'static str),
+    Conflict(ErrorCode),
+    /// A unique violation by a writer that slipped past the locks: decide once more.
+    #[error("raced")]
+    Raced,
     #[error("payload too large")]
     PayloadTooLarge,
     #[error("unsupported media type")]
@@ -43,17 +46,17 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> ErrorCode {
         match self {
-            ApiError::BadRequest(code) | ApiError::Forbidden(code) | ApiError::Conflict(code) => code,
-            ApiError::Unauthorized => "signed_out",
-            ApiError::NotFound => "not_found",
-            ApiError::PayloadTooLarge => "payload_too_large",
-            ApiError::UnsupportedMediaType => "unsupported_media_type",
-            ApiError::TooManyRequests => "too_many_requests",
-            ApiError::IdentityUnavailable(_) => "identity_unavailable",
-            ApiError::Unavailable(_) => "service_unavailable",
-            ApiError::Internal(_) => "internal_error",
+            ApiError::BadRequest(code) | ApiError::Forbidden(code) | ApiError::Conflict(code) => *code,
+            ApiError::Unauthorized => ErrorCode::SignedOut,
+            ApiError::NotFound => ErrorCode::NotFound,
+            ApiError::PayloadTooLarge => ErrorCode::PayloadTooLarge,
+            ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
+            ApiError::TooManyRequests => ErrorCode::TooManyRequests,
+            ApiError::IdentityUnavailable(_) => ErrorCode::IdentityUnavailable,
+            ApiError::Unavailable(_) | ApiError::Raced => ErrorCode::ServiceUnavailable,
+            ApiError::Internal(_) => ErrorCode::InternalError,
         }
     }
 
@@ -68,7 +71,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => "Send JSON with Content-Type: application/json.",
             ApiError::TooManyRequests => "Too many requests right now. Try again later.",
             ApiError::IdentityUnavailable(_) => "The sign-in service is unavailable. Try again shortly.",
-            ApiError::Unavailable(_) => "The service is temporarily unavailable. Try again shortly.",
+            ApiError::Unavailable(_) | ApiError::Raced => "The service is temporarily unavailable. Try again shortly.",
             ApiError::Internal(_) => "Something went wrong.",
         }
     }
@@ -85,7 +88,9 @@ impl ResponseError for ApiError {
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::IdentityUnavailable(_) | ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::IdentityUnavailable(_) | ApiError::Unavailable(_) | ApiError::Raced => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -94,20 +99,22 @@ impl ResponseError for ApiError {
         match self {
             ApiError::Internal(e) => tracing::error!(error = %format!("{e:#}"), "internal error"),
             ApiError::Unavailable(why) | ApiError::IdentityUnavailable(why) => {
-                tracing::warn!(reason = %why, code = self.code(), "dependency unavailable")
+                tracing::warn!(reason = %why, code = %self.code(), "dependency unavailable")
             }
             _ => {}
         }
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((header::CACHE_CONTROL, "private, no-store"));
-        if matches!(self, ApiError::Unavailable(_) | ApiError::IdentityUnavailable(_) | ApiError::TooManyRequests) {
+        if matches!(
+            self,
+            ApiError::Unavailable(_) | ApiError::IdentityUnavailable(_) | ApiError::Raced | ApiError::TooManyRequests
+        ) {
             response.insert_header((header::RETRY_AFTER, "5"));
         }
         if matches!(self, ApiError::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
         }
-        response
-            .json(ErrorBody { error: ErrorDetail { code: self.code().to_owned(), message: self.message().to_owned() } })
+        response.json(ErrorBody { error: ErrorDetail { code: self.code(), message: self.message().to_owned() } })
     }
 }
 

@@ -34,7 +34,7 @@ pub async fn redact(database_url: &str, program_id: Uuid, before: DateTime<Utc>)
         let program = locks::program(tx, workspace, program_id, Strength::Update).await?.ok_or(ApiError::NotFound)?;
         let now = locks::now(tx).await?;
         if before > now {
-            return Err(ApiError::BadRequest("cutoff_in_future"));
+            return Ok(None);
         }
         let rows = tx
             .query(
@@ -55,13 +55,13 @@ pub async fn redact(database_url: &str, program_id: Uuid, before: DateTime<Utc>)
             let details = [("state", Detail::Code(from)), ("basis", Detail::Code("retention_expiry"))];
             audit::record(tx, program.id, Some(entry), Actor::System, EventType::Redacted, now, &details).await?;
         }
-        Ok(rows.len() as u64)
+        Ok(Some(rows.len() as u64))
     })
     .await;
     match outcome {
-        Ok(n) => Ok(n),
+        Ok(Some(n)) => Ok(n),
+        Ok(None) => bail!("--before is in the future; nothing was changed"),
         Err(ApiError::NotFound) => bail!("no such program; nothing was changed"),
-        Err(ApiError::BadRequest(_)) => bail!("--before is in the future; nothing was changed"),
         Err(e) => bail!("{e}"),
     }
 }

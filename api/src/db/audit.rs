@@ -3,51 +3,14 @@
 //! free text, address or identity-provider id. `details` is built only from the typed
 //! [`Detail`] values here, so nothing else can get in.
 
+use crate::domain::ActorKind;
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventType {
-    NoticePublished,
-    Signup,
-    Selected,
-    Declined,
-    InviteIssued,
-    DeliveryRecorded,
-    InviteRevoked,
-    InviteExpired,
-    Redeemed,
-    GrantRevoked,
-    Withdrawn,
-    ContentUpdated,
-    ProgramChanged,
-    /// Retention redaction replaced the entry's email with a tombstone (CLI only).
-    Redacted,
-}
-
-impl EventType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventType::NoticePublished => "notice_published",
-            EventType::Signup => "signup",
-            EventType::Selected => "selected",
-            EventType::Declined => "declined",
-            EventType::InviteIssued => "invite_issued",
-            EventType::DeliveryRecorded => "delivery_recorded",
-            EventType::InviteRevoked => "invite_revoked",
-            EventType::InviteExpired => "invite_expired",
-            EventType::Redeemed => "redeemed",
-            EventType::GrantRevoked => "grant_revoked",
-            EventType::Withdrawn => "withdrawn",
-            EventType::ContentUpdated => "content_updated",
-            EventType::ProgramChanged => "program_changed",
-            EventType::Redacted => "redacted",
-        }
-    }
-}
+pub use crate::domain::EventType;
 
 /// Who acted: an owner (by staff member id), the recipient, the public, or the system.
 #[derive(Debug, Clone, Copy)]
@@ -59,12 +22,12 @@ pub enum Actor {
 }
 
 impl Actor {
-    fn kind(self) -> &'static str {
+    fn kind(self) -> ActorKind {
         match self {
-            Actor::Owner(_) => "owner",
-            Actor::Recipient => "recipient",
-            Actor::Public => "public",
-            Actor::System => "system",
+            Actor::Owner(_) => ActorKind::Owner,
+            Actor::Recipient => ActorKind::Recipient,
+            Actor::Public => ActorKind::Public,
+            Actor::System => ActorKind::System,
         }
     }
 
@@ -119,7 +82,15 @@ pub async fn record(
     let row = tx
         .query_one(
             &stmt,
-            &[&program_id, &entry_id, &actor.kind(), &actor.staff_id(), &kind.as_str(), &at, &Value::Object(details)],
+            &[
+                &program_id,
+                &entry_id,
+                &actor.kind().as_str(),
+                &actor.staff_id(),
+                &kind.as_str(),
+                &at,
+                &Value::Object(details),
+            ],
         )
         .await?;
     Ok(row.get(0))
@@ -155,9 +126,9 @@ impl From<EventRow> for shared::api::AuditEvent {
     fn from(e: EventRow) -> Self {
         shared::api::AuditEvent {
             id: e.id,
-            kind: e.event_type,
+            kind: e.event_type.parse().expect("audit_events_type constraint"),
             entry_id: e.entry_id,
-            actor_kind: e.actor_kind,
+            actor_kind: e.actor_kind.parse().expect("audit_events_actor constraint"),
             at: crate::routes::ts(e.at),
             details: e.details,
         }

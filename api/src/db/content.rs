@@ -7,6 +7,7 @@
 use crate::error::{ApiError, Result};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 #[derive(Debug, Clone)]
@@ -55,6 +56,6 @@ pub async fn put(
         let stmt = tx.prepare_cached(UPDATE).await?;
         tx.query_opt(&stmt, &[&program_id, &expected, &body, &now]).await?
     };
-    let r = row.ok_or(ApiError::Conflict("stale_revision"))?;
+    let r = row.ok_or(ApiError::Conflict(ErrorCode::StaleRevision))?;
     Ok(ContentRow { revision: r.get(0), body: r.get(1), updated_at: r.get(2) })
 }

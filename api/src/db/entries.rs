@@ -9,6 +9,7 @@ use crate::domain::EntryState;
 use crate::error::{ApiError, Result};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 /// Locks an entry of `program_id` (after the workspace and program locks) and returns
@@ -16,7 +17,7 @@ use uuid::Uuid;
 pub async fn lock(tx: &Transaction<'_>, program_id: Uuid, entry_id: Uuid) -> Result<Option<EntryState>> {
     let stmt = tx.prepare_cached("SELECT state FROM entries WHERE id = $1 AND program_id = $2 FOR UPDATE").await?;
     let row = tx.query_opt(&stmt, &[&entry_id, &program_id]).await?;
-    Ok(row.map(|r| EntryState::parse(r.get(0)).expect("entries_state constraint")))
+    Ok(row.map(|r| r.get::<_, &str>(0).parse::<EntryState>().expect("entries_state constraint")))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +43,7 @@ pub async fn withdraw(
         return Ok(Withdrawal::AlreadyWithdrawn);
     }
     if !state.may_become(EntryState::Withdrawn) {
-        return Err(ApiError::Conflict("invalid_transition"));
+        return Err(ApiError::Conflict(ErrorCode::InvalidTransition));
     }
     let stmt =
         tx.prepare_cached("SELECT id FROM invitations WHERE entry_id = $1 AND state = 'issued' FOR UPDATE").await?;

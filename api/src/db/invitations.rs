@@ -13,6 +13,7 @@ use crate::error::{ApiError, Result};
 use crate::routes::ts;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
+use shared::ErrorCode;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
@@ -55,7 +56,7 @@ impl From<&Row> for InvitationRow {
             id: r.get(0),
             program_id: r.get(1),
             entry_id: r.get(2),
-            state: InvitationState::parse(r.get(3)).expect("invitations_state constraint"),
+            state: r.get::<_, &str>(3).parse::<InvitationState>().expect("invitations_state constraint"),
             issued_at: r.get(4),
             expires_at: r.get(5),
             delivery_recorded_at: r.get(6),
@@ -77,7 +78,7 @@ impl From<&InvitationRow> for shared::api::Invitation {
         };
         shared::api::Invitation {
             id: i.id,
-            state: i.state.as_str().to_owned(),
+            state: i.state,
             issued_at: ts(i.issued_at),
             expires_at: ts(i.expires_at),
             delivery,
@@ -128,7 +129,7 @@ pub async fn finish(
     now: DateTime<Utc>,
 ) -> Result<InvitationRow> {
     if !inv.state.may_become(to) {
-        return Err(ApiError::Conflict("invalid_transition"));
+        return Err(ApiError::Conflict(ErrorCode::InvalidTransition));
     }
     let sql = format!("UPDATE invitations SET state = $2, terminal_at = $3 WHERE id = $1 RETURNING {COLUMNS}");
     let stmt = tx.prepare_cached(&sql).await?;
@@ -164,12 +165,12 @@ pub async fn prepare_entry(
             let details = [("invitationId", Detail::Id(inv.id))];
             audit::record(tx, program_id, Some(entry_id), actor, EventType::InviteExpired, now, &details).await?;
         }
-        (_, Some(_)) => return Err(ApiError::Conflict("invitation_outstanding")),
-        _ => return Err(ApiError::Conflict("invalid_transition")),
+        (_, Some(_)) => return Err(ApiError::Conflict(ErrorCode::InvitationOutstanding)),
+        _ => return Err(ApiError::Conflict(ErrorCode::InvalidTransition)),
     }
     let stmt = tx.prepare_cached("SELECT id FROM grants WHERE entry_id = $1 AND active FOR UPDATE").await?;
     if tx.query_opt(&stmt, &[&entry_id]).await?.is_some() {
-        return Err(ApiError::Conflict("grant_active"));
+        return Err(ApiError::Conflict(ErrorCode::GrantActive));
     }
     Ok(())
 }
@@ -266,6 +267,6 @@ pub async fn revoke_grant(tx: &Transaction<'_>, id: Uuid, now: DateTime<Utc>) ->
     let sql =
         format!("UPDATE grants SET active = false, revoked_at = $2 WHERE id = $1 AND active RETURNING {GRANT_COLUMNS}");
     let stmt = tx.prepare_cached(&sql).await?;
-    let row = tx.query_opt(&stmt, &[&id, &now]).await?.ok_or(ApiError::Conflict("invalid_transition"))?;
+    let row = tx.query_opt(&stmt, &[&id, &now]).await?.ok_or(ApiError::Conflict(ErrorCode::InvalidTransition))?;
     Ok(GrantRow::from(&row))
 }

@@ -8,6 +8,7 @@ use crate::crypto;
 use crate::error::{ApiError, Result};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +95,7 @@ impl Keyed {
         if action == self.action.as_str() && crypto::same_binding(binding, &self.binding) {
             Ok(Receipt::Replay { target_id: row.get(2) })
         } else {
-            Err(ApiError::Conflict("request_key_reused"))
+            Err(ApiError::Conflict(ErrorCode::RequestKeyReused))
         }
     }
 

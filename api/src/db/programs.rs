@@ -8,6 +8,7 @@ use crate::error::{violated_constraint, ApiError, Result};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use deadpool_postgres::Transaction;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 /// A validated new program (the request body turned into bounded values at the edge).
@@ -33,7 +34,9 @@ pub async fn insert(tx: &Transaction<'_>, p: &NewProgram) -> Result<ProgramRow> 
         [&p.workspace_id, &p.slug.as_str(), &p.purpose, &p.queue_cap, &p.hourly_cap, &p.seat_cap, &p.max_invite_days];
     match tx.query_one(&stmt, &params).await {
         Ok(row) => Ok(ProgramRow::from(&row)),
-        Err(e) if violated_constraint(&e) == Some("programs_public_slug_key") => Err(ApiError::Conflict("slug_taken")),
+        Err(e) if violated_constraint(&e) == Some("programs_public_slug_key") => {
+            Err(ApiError::Conflict(ErrorCode::SlugTaken))
+        }
         Err(e) => Err(e.into()),
     }
 }

@@ -12,6 +12,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
+use shared::ErrorCode;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
@@ -56,7 +57,7 @@ impl From<&Row> for EntryRow {
         EntryRow {
             id: r.get(0),
             email: r.get(1),
-            state: EntryState::parse(r.get(2)).expect("entries_state constraint"),
+            state: r.get::<_, &str>(2).parse::<EntryState>().expect("entries_state constraint"),
             created_at: r.get(3),
             notice_version: r.get(4),
             permission_at: r.get(5),
@@ -145,12 +146,12 @@ pub async fn set_state(
     now: DateTime<Utc>,
 ) -> Result<()> {
     if !from.may_become(to) {
-        return Err(ApiError::Conflict("invalid_transition"));
+        return Err(ApiError::Conflict(ErrorCode::InvalidTransition));
     }
     let stmt = tx.prepare_cached("UPDATE entries SET state = $3, updated_at = $4 WHERE id = $1 AND state = $2").await?;
     match tx.execute(&stmt, &[&id, &from.as_str(), &to.as_str(), &now]).await? {
         1 => Ok(()),
-        _ => Err(ApiError::Conflict("invalid_transition")),
+        _ => Err(ApiError::Conflict(ErrorCode::InvalidTransition)),
     }
 }
 
@@ -181,14 +182,14 @@ pub async fn decline(
     now: DateTime<Utc>,
 ) -> Result<()> {
     if !from.may_become(EntryState::Declined) {
-        return Err(ApiError::Conflict("invalid_transition"));
+        return Err(ApiError::Conflict(ErrorCode::InvalidTransition));
     }
     let stmt =
         tx.prepare_cached("SELECT id FROM invitations WHERE entry_id = $1 AND state = 'issued' FOR UPDATE").await?;
     let issued = tx.query_opt(&stmt, &[&id]).await?.is_some();
     let stmt = tx.prepare_cached("SELECT id FROM grants WHERE entry_id = $1 FOR UPDATE").await?;
     if issued || tx.query_opt(&stmt, &[&id]).await?.is_some() {
-        return Err(ApiError::Conflict("invalid_transition"));
+        return Err(ApiError::Conflict(ErrorCode::InvalidTransition));
     }
     set_state(tx, id, from, EntryState::Declined, now).await?;
     let details = [("from", Detail::Code(from.as_str())), ("reasonCode", Detail::Code(reason))];
@@ -234,7 +235,7 @@ pub async fn lock_many(
     }
     Ok(Some(
         rows.iter()
-            .map(|r| (r.get(0), EntryState::parse(r.get(1)).expect("entries_state constraint"), r.get(2)))
+            .map(|r| (r.get(0), r.get::<_, &str>(1).parse::<EntryState>().expect("entries_state constraint"), r.get(2)))
             .collect(),
     ))
 }

@@ -20,6 +20,7 @@
 use crate::crypto;
 use crate::db::audit::{self, Actor, Detail, EventType};
 use crate::db::locks::{self, Strength};
+use crate::domain::{EntryState, InvitationState};
 use crate::error::{violated_constraint, ApiError, Result};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
@@ -27,6 +28,7 @@ use deadpool_postgres::Transaction;
 use futures_util::future::try_join_all;
 use futures_util::try_join;
 use shared::EmailKey;
+use shared::ErrorCode;
 use tokio_postgres::error::SqlState;
 use uuid::Uuid;
 
@@ -96,10 +98,6 @@ pub enum Admission {
     Replay,
 }
 
-/// A unique violation by a writer that slipped past the locks: the caller rolls back and
-/// decides once more from the start.
-pub const RACED: &str = "signup_race";
-
 /// Decides and records one signup in the caller's transaction (see the module policy).
 pub async fn admit(tx: &Transaction<'_>, target: Target, signup: &NewSignup, binding: &[u8]) -> Result<Admission> {
     prepare_all(tx).await?;
@@ -114,18 +112,18 @@ pub async fn admit(tx: &Transaction<'_>, target: Target, signup: &NewSignup, bin
     if let Some(stored) = receipt {
         return match crypto::same_binding(&stored, binding) {
             true => Ok(Admission::Replay),
-            false => Err(ApiError::Conflict("request_key_reused")),
+            false => Err(ApiError::Conflict(ErrorCode::RequestKeyReused)),
         };
     }
     if workspace_active != Some(true) || !program.signup_open {
-        return Err(ApiError::Conflict("signup_closed"));
+        return Err(ApiError::Conflict(ErrorCode::SignupClosed));
     }
     let notice_id = match (program.current_notice_id, program.current_notice_version) {
         (Some(id), Some(version)) if version == signup.notice_version => id,
-        _ => return Err(ApiError::Conflict("notice_outdated")),
+        _ => return Err(ApiError::Conflict(ErrorCode::NoticeOutdated)),
     };
     if !signup.permission {
-        return Err(ApiError::Conflict("permission_required"));
+        return Err(ApiError::Conflict(ErrorCode::PermissionRequired));
     }
     if program.queue_count >= program.queue_cap || hour_count >= program.hourly_cap {
         return Err(ApiError::TooManyRequests);
@@ -250,7 +248,7 @@ async fn insert_receipt(
 /// A unique violation means another writer got there first: decide again.
 fn raced(e: tokio_postgres::Error) -> ApiError {
     match (e.code(), violated_constraint(&e)) {
-        (Some(c), Some(_)) if *c == SqlState::UNIQUE_VIOLATION => ApiError::Conflict(RACED),
+        (Some(c), Some(_)) if *c == SqlState::UNIQUE_VIOLATION => ApiError::Raced,
         _ => e.into(),
     }
 }
@@ -261,14 +259,14 @@ fn raced(e: tokio_postgres::Error) -> ApiError {
 #[derive(Debug, Clone)]
 pub struct OwnEntry {
     pub slug: String,
-    pub state: String,
+    pub state: EntryState,
     pub joined_at: DateTime<Utc>,
     pub notice_version: i32,
     /// 1-based place among the program's waiting entries (by time, then id), while waiting.
     pub position: Option<i64>,
     /// The latest invitation: its state (an issued one past its expiry reads `expired`)
     /// and expiry.
-    pub invitation: Option<(String, DateTime<Utc>)>,
+    pub invitation: Option<(InvitationState, DateTime<Utc>)>,
 }
 
 /// The earliest entry per program whose email is one of `emails`, in programs of active
@@ -301,11 +299,13 @@ pub async fn own_entries(client: &impl GenericClient, emails: &[String], slug: O
         .iter()
         .map(|r| OwnEntry {
             slug: r.get(0),
-            state: r.get(1),
+            state: r.get::<_, &str>(1).parse().expect("entries_state constraint"),
             joined_at: r.get(2),
             notice_version: r.get(3),
             position: r.get(4),
-            invitation: r.get::<_, Option<String>>(5).map(|state| (state, r.get(6))),
+            invitation: r
+                .get::<_, Option<&str>>(5)
+                .map(|state| (state.parse().expect("invitations_state constraint"), r.get(6))),
         })
         .collect())
 }

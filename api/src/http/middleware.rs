@@ -10,6 +10,7 @@ use actix_web::http::header::{HeaderValue, CACHE_CONTROL, ORIGIN};
 use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{web, Error};
+use shared::ErrorCode;
 use std::time::Instant;
 
 fn is_mutating(method: &Method) -> bool {
@@ -29,7 +30,7 @@ pub async fn origin_guard(
         });
         if !allowed {
             let (req, _) = req.into_parts();
-            let response = actix_web::ResponseError::error_response(&ApiError::Forbidden("origin_rejected"));
+            let response = actix_web::ResponseError::error_response(&ApiError::Forbidden(ErrorCode::OriginRejected));
             return Ok(ServiceResponse::new(req, response).map_into_right_body());
         }
     }

@@ -9,6 +9,7 @@ pub mod middleware;
 use crate::error::ApiError;
 use actix_web::error::JsonPayloadError;
 use actix_web::web;
+use shared::ErrorCode;
 
 /// Largest request body accepted anywhere (SPEC §6.1).
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
@@ -26,7 +27,7 @@ pub fn json_config() -> web::JsonConfig {
                     ApiError::PayloadTooLarge
                 }
                 JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
-                _ => ApiError::BadRequest("invalid_body"),
+                _ => ApiError::BadRequest(ErrorCode::InvalidBody),
             };
             api.into()
         })
@@ -43,5 +44,5 @@ pub fn path_config() -> web::PathConfig {
 }
 
 pub fn query_config() -> web::QueryConfig {
-    web::QueryConfig::default().error_handler(|_, _| ApiError::BadRequest("invalid_query").into())
+    web::QueryConfig::default().error_handler(|_, _| ApiError::BadRequest(ErrorCode::InvalidQuery).into())
 }

@@ -17,6 +17,7 @@ use actix_web::http::Method;
 use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use shared::EmailKey;
+use shared::ErrorCode;
 
 /// A request that carries a valid session token. For mutating methods the extractor
 /// also checks the session-bound CSRF token, so no mutating handler can forget it.
@@ -67,7 +68,7 @@ async fn session_of(req: HttpRequest) -> Result<Session, ApiError> {
     if is_mutating(req.method()) {
         let presented = req.headers().get("x-csrf-token").and_then(|v| v.to_str().ok()).unwrap_or("");
         if !csrf::verify(&state.settings.csrf_key, &session.session_id, presented) {
-            return Err(ApiError::Forbidden("csrf_rejected"));
+            return Err(ApiError::Forbidden(ErrorCode::CsrfRejected));
         }
     }
     Ok(session)

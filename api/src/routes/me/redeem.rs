@@ -20,6 +20,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
 use shared::api::{RedeemRequest, RedeemResponse};
 use shared::EmailKey;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 /// Failed attempts are counted in windows of this many seconds (SPEC §2: per 15 minutes).
@@ -51,14 +52,14 @@ async fn redeem(
     session: Session,
     body: web::Json<RedeemRequest>,
 ) -> Result<HttpResponse> {
-    let digest = crypto::code_digest(&body.code).ok_or(ApiError::BadRequest("invalid_code"))?;
+    let digest = crypto::code_digest(&body.code).ok_or(ApiError::BadRequest(ErrorCode::InvalidCode))?;
     let limits = Limits::new(&state, &req, &session);
     limits.check(&state).await?;
     let emails = state.identity.backend.verified_emails(&session.user_id).await?;
     match redeem_in_db(&state.pool, &digest, &session.user_id, &emails).await {
         Ok(slug) => {
             crate::metrics::count("redemption", "redeemed");
-            Ok(HttpResponse::Ok().json(RedeemResponse { program_slug: slug, state: "active".into() }))
+            Ok(HttpResponse::Ok().json(RedeemResponse { program_slug: slug, state: EntryState::Active }))
         }
         Err(ApiError::NotFound) => {
             crate::metrics::count("redemption", "denied");

@@ -80,5 +80,5 @@ async fn withdraw(state: web::Data<AppState>, user: VerifiedUser, path: web::Pat
         entries::withdraw(tx, &program, entry_id, Actor::Recipient, "applicant_request", now).await
     })
     .await?;
-    Ok(HttpResponse::Ok().json(WithdrawResponse { state: EntryState::Withdrawn.as_str().to_owned() }))
+    Ok(HttpResponse::Ok().json(WithdrawResponse { state: EntryState::Withdrawn }))
 }

@@ -11,6 +11,7 @@ use crate::identity::Session;
 use crate::startup::AppState;
 use actix_web::{web, HttpResponse};
 use shared::api::{Content, PutContentRequest};
+use shared::ErrorCode;
 use uuid::Uuid;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -66,10 +67,10 @@ async fn put(
     let program_id = path.into_inner();
     let chars = body.body.chars().count();
     if chars == 0 || chars > MAX_BODY_CHARS {
-        return Err(ApiError::BadRequest("invalid_content_body"));
+        return Err(ApiError::BadRequest(ErrorCode::InvalidContentBody));
     }
     if body.expected_revision < 0 {
-        return Err(ApiError::BadRequest("invalid_revision"));
+        return Err(ApiError::BadRequest(ErrorCode::InvalidRevision));
     }
     let row = db::transaction(&state.pool, async |tx| {
         let (owner, program) = guard::program(tx, &session, program_id, Strength::Update).await?;

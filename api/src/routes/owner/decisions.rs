@@ -9,6 +9,7 @@ use super::guard;
 use crate::db::audit::Actor;
 use crate::db::entries::{self, Withdrawal};
 use crate::db::{self, locks, locks::Strength, queue};
+use crate::domain::EntryState;
 use crate::error::{ApiError, Result};
 use crate::identity::Session;
 use crate::startup::AppState;
@@ -17,6 +18,7 @@ use shared::api::{
     BulkSelectRequest, BulkSelectResponse, DeclineRequest, EntryStateResponse, OwnerWithdrawRequest, SelectRequest,
     BULK_SELECT_MAX, DECLINE_REASONS, SELECT_REASONS, WITHDRAW_BASES,
 };
+use shared::ErrorCode;
 use uuid::Uuid;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -27,12 +29,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// The allow-listed `&'static str` equal to `value`, or 400.
-fn allowed(list: &'static [&'static str], value: &str, code: &'static str) -> Result<&'static str> {
+fn allowed(list: &'static [&'static str], value: &str, code: ErrorCode) -> Result<&'static str> {
     list.iter().copied().find(|v| *v == value).ok_or(ApiError::BadRequest(code))
 }
 
-fn answer(id: Uuid, state: &str) -> HttpResponse {
-    HttpResponse::Ok().json(EntryStateResponse { id, state: state.to_owned() })
+fn answer(id: Uuid, state: EntryState) -> HttpResponse {
+    HttpResponse::Ok().json(EntryStateResponse { id, state })
 }
 
 #[utoipa::path(
@@ -56,7 +58,7 @@ async fn select(
     body: web::Json<SelectRequest>,
 ) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
-    let reason = allowed(SELECT_REASONS, &body.reason_code, "invalid_reason_code")?;
+    let reason = allowed(SELECT_REASONS, &body.reason_code, ErrorCode::InvalidReasonCode)?;
     db::transaction(&state.pool, async |tx| {
         let (owner, program) = guard::program(tx, &session, program_id, Strength::Update).await?;
         let from = entries::lock(tx, program.id, entry_id).await?.ok_or(ApiError::NotFound)?;
@@ -64,7 +66,7 @@ async fn select(
         queue::select(tx, program.id, entry_id, from, reason, Actor::Owner(owner.staff_id), now).await
     })
     .await?;
-    Ok(answer(entry_id, "selected"))
+    Ok(answer(entry_id, EntryState::Selected))
 }
 
 #[utoipa::path(
@@ -88,7 +90,7 @@ async fn decline(
     body: web::Json<DeclineRequest>,
 ) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
-    let reason = allowed(DECLINE_REASONS, &body.reason_code, "invalid_reason_code")?;
+    let reason = allowed(DECLINE_REASONS, &body.reason_code, ErrorCode::InvalidReasonCode)?;
     db::transaction(&state.pool, async |tx| {
         let (owner, program) = guard::program(tx, &session, program_id, Strength::Update).await?;
         let from = entries::lock(tx, program.id, entry_id).await?.ok_or(ApiError::NotFound)?;
@@ -96,7 +98,7 @@ async fn decline(
         queue::decline(tx, program.id, entry_id, from, reason, Actor::Owner(owner.staff_id), now).await
     })
     .await?;
-    Ok(answer(entry_id, "declined"))
+    Ok(answer(entry_id, EntryState::Declined))
 }
 
 /// Repeating it answers the same, without a second event (as for the applicant).
@@ -121,14 +123,14 @@ async fn withdraw(
     body: web::Json<OwnerWithdrawRequest>,
 ) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
-    let basis = allowed(WITHDRAW_BASES, &body.basis, "invalid_basis")?;
+    let basis = allowed(WITHDRAW_BASES, &body.basis, ErrorCode::InvalidBasis)?;
     let _: Withdrawal = db::transaction(&state.pool, async |tx| {
         let (owner, program) = guard::program(tx, &session, program_id, Strength::Update).await?;
         let now = locks::now(tx).await?;
         entries::withdraw(tx, &program, entry_id, Actor::Owner(owner.staff_id), basis, now).await
     })
     .await?;
-    Ok(answer(entry_id, "withdrawn"))
+    Ok(answer(entry_id, EntryState::Withdrawn))
 }
 
 /// Selects the first `count` waiting entries in queue order, in one transaction.
@@ -153,9 +155,9 @@ async fn select_bulk(
 ) -> Result<HttpResponse> {
     let program_id = path.into_inner();
     if !(1..=BULK_SELECT_MAX).contains(&body.count) {
-        return Err(ApiError::BadRequest("invalid_count"));
+        return Err(ApiError::BadRequest(ErrorCode::InvalidCount));
     }
-    let reason = allowed(SELECT_REASONS, &body.reason_code, "invalid_reason_code")?;
+    let reason = allowed(SELECT_REASONS, &body.reason_code, ErrorCode::InvalidReasonCode)?;
     let count = i64::from(body.count);
     let selected = db::transaction(&state.pool, async |tx| {
         let (owner, program) = guard::program(tx, &session, program_id, Strength::Update).await?;

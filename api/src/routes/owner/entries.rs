@@ -17,6 +17,7 @@ use crate::startup::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use shared::api::{EntryDetail, EntryPage, EntrySummary};
+use shared::ErrorCode;
 use uuid::Uuid;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -34,7 +35,7 @@ pub(super) fn page_limit(limit: Option<i64>) -> Result<i64> {
     match limit {
         None => Ok(DEFAULT_LIMIT),
         Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
-        Some(_) => Err(ApiError::BadRequest("invalid_limit")),
+        Some(_) => Err(ApiError::BadRequest(ErrorCode::InvalidLimit)),
     }
 }
 
@@ -55,11 +56,15 @@ type ListQuery = shared::api::EntrySearch;
 impl TryFrom<ListQuery> for Filter {
     type Error = ApiError;
     fn try_from(q: ListQuery) -> Result<Filter> {
-        let state = q.state.map(|s| EntryState::parse(&s).ok_or(ApiError::BadRequest("invalid_state"))).transpose()?;
-        let after = q.cursor.map(|c| Cursor::decode(&c).ok_or(ApiError::BadRequest("invalid_cursor"))).transpose()?;
+        let state = q
+            .state
+            .map(|s| s.parse::<EntryState>().map_err(|_| ApiError::BadRequest(ErrorCode::InvalidState)))
+            .transpose()?;
+        let after =
+            q.cursor.map(|c| Cursor::decode(&c).ok_or(ApiError::BadRequest(ErrorCode::InvalidCursor))).transpose()?;
         let email_fragment = match q.q {
             Some(f) if f.is_empty() || f.chars().count() > 254 || f.chars().any(char::is_control) => {
-                return Err(ApiError::BadRequest("invalid_search"))
+                return Err(ApiError::BadRequest(ErrorCode::InvalidSearch))
             }
             other => other,
         };
@@ -134,7 +139,7 @@ async fn page(
         .map(|e| EntrySummary {
             id: e.id,
             email: e.email,
-            state: e.state.as_str().to_owned(),
+            state: e.state,
             created_at: ts(e.created_at),
             notice_version: e.notice_version,
         })
@@ -165,7 +170,7 @@ async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(U
         Ok(EntryDetail {
             id: entry.id,
             email: entry.email,
-            state: entry.state.as_str().to_owned(),
+            state: entry.state,
             created_at: ts(entry.created_at),
             permission_at: ts(entry.permission_at),
             notice,

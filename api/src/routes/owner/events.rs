@@ -13,6 +13,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::Deserialize;
 use shared::api::EventPage;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -58,7 +59,7 @@ async fn list(
     let program_id = path.into_inner();
     let limit = page_limit(query.limit)?;
     let after = match &query.cursor {
-        Some(c) => decode_cursor(c).ok_or(ApiError::BadRequest("invalid_cursor"))?,
+        Some(c) => decode_cursor(c).ok_or(ApiError::BadRequest(ErrorCode::InvalidCursor))?,
         None => 0,
     };
     let rows = db::transaction(&state.pool, async |tx| {

@@ -13,6 +13,7 @@ use crate::identity::Session;
 use crate::startup::AppState;
 use actix_web::{web, HttpResponse};
 use shared::api::Grant;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -40,7 +41,7 @@ async fn revoke(state: web::Data<AppState>, session: Session, path: web::Path<Uu
         let entry = entries::lock(tx, program.id, entry_id).await?.ok_or(ApiError::NotFound)?;
         let grant = invitations::lock_grant(tx, program.id, id).await?.ok_or(ApiError::NotFound)?;
         if !grant.active {
-            return Err(ApiError::Conflict("invalid_transition"));
+            return Err(ApiError::Conflict(ErrorCode::InvalidTransition));
         }
         let now = locks::now(tx).await?;
         queue::set_state(tx, entry_id, entry, EntryState::Revoked, now).await?;

@@ -24,6 +24,7 @@ use shared::api::{
     IssueInvitationRequest, IssuedInvitation, BULK_ISSUE_MAX,
 };
 use shared::EmailKey;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -36,7 +37,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 /// `expiresAt` as RFC 3339, kept to the database's microseconds; also its exact text
 /// form, which the request binding covers.
 fn parse_expiry(s: &str) -> Result<(DateTime<Utc>, String)> {
-    let bad = || ApiError::BadRequest("invalid_expiry");
+    let bad = || ApiError::BadRequest(ErrorCode::InvalidExpiry);
     let t = DateTime::parse_from_rfc3339(s).map_err(|_| bad())?.with_timezone(&Utc);
     let t = t.duration_trunc(Duration::microseconds(1)).map_err(|_| bad())?;
     Ok((t, ts(t)))
@@ -45,7 +46,7 @@ fn parse_expiry(s: &str) -> Result<(DateTime<Utc>, String)> {
 /// In the future by the database clock and at most `maxInviteDays` ahead.
 fn check_expiry(expires_at: DateTime<Utc>, now: DateTime<Utc>, max_days: i32) -> Result<()> {
     if expires_at <= now || expires_at > now + Duration::days(i64::from(max_days)) {
-        return Err(ApiError::Conflict("expiry_out_of_range"));
+        return Err(ApiError::Conflict(ErrorCode::ExpiryOutOfRange));
     }
     Ok(())
 }
@@ -96,7 +97,7 @@ async fn issue(
         invitations::prepare_entry(tx, program.id, entry_id, entry, live.as_ref(), actor, now).await?;
         check_expiry(expires_at, now, program.max_invite_days)?;
         if invitations::seats_in_use(tx, program.id, now).await? >= i64::from(program.seat_cap) {
-            return Err(ApiError::Conflict("no_seat_available"));
+            return Err(ApiError::Conflict(ErrorCode::NoSeatAvailable));
         }
         let (invitation, code) = invitations::issue(tx, program.id, entry_id, expires_at, actor, now).await?;
         keyed.record(tx, program.id, invitation.id, now).await?;
@@ -118,14 +119,14 @@ async fn issue(
 fn attestation_text(s: &str, max: usize) -> Result<&str> {
     let n = s.chars().count();
     if n == 0 || n > max || s.trim().is_empty() || s.chars().any(char::is_control) {
-        return Err(ApiError::BadRequest("invalid_delivery_record"));
+        return Err(ApiError::BadRequest(ErrorCode::InvalidDeliveryRecord));
     }
     let punctuation: &[char] = &['<', '>', '(', ')', '[', ']', ',', ';', ':', '"', '\''];
     let has_address =
         s.split_whitespace().any(|w| w.contains('@') && EmailKey::parse(w.trim_matches(punctuation)).is_ok());
     let has_code = s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).any(|run| run.len() >= 43);
     if has_address || has_code {
-        return Err(ApiError::BadRequest("delivery_record_names_a_secret"));
+        return Err(ApiError::BadRequest(ErrorCode::DeliveryRecordNamesASecret));
     }
     Ok(s)
 }
@@ -165,10 +166,10 @@ async fn delivery_record(
         }
         let now = locks::now(tx).await?;
         if invitation.state != InvitationState::Issued || invitation.expires_at <= now {
-            return Err(ApiError::Conflict("invitation_not_issued"));
+            return Err(ApiError::Conflict(ErrorCode::InvitationNotIssued));
         }
         if invitation.delivery_recorded_at.is_some() {
-            return Err(ApiError::Conflict("delivery_already_recorded"));
+            return Err(ApiError::Conflict(ErrorCode::DeliveryAlreadyRecorded));
         }
         let invitation = invitations::record_delivery(tx, id, channel, reference, now).await?;
         keyed.record(tx, program.id, id, now).await?;
@@ -233,7 +234,7 @@ fn sorted_entry_ids(ids: &[Uuid]) -> Result<Vec<Uuid>> {
     sorted.sort_unstable();
     sorted.dedup();
     if sorted.is_empty() || sorted.len() != ids.len() || sorted.len() > BULK_ISSUE_MAX {
-        return Err(ApiError::BadRequest("invalid_entry_ids"));
+        return Err(ApiError::BadRequest(ErrorCode::InvalidEntryIds));
     }
     Ok(sorted)
 }
@@ -282,7 +283,7 @@ async fn issue_bulk(
         check_expiry(expires_at, now, program.max_invite_days)?;
         let in_use = invitations::seats_in_use(tx, program.id, now).await?;
         if in_use + ids.len() as i64 > i64::from(program.seat_cap) {
-            return Err(ApiError::Conflict("no_seat_available"));
+            return Err(ApiError::Conflict(ErrorCode::NoSeatAvailable));
         }
         let mut rows = Vec::with_capacity(ids.len());
         for (entry_id, _, email) in locked {

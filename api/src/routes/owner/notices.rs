@@ -13,6 +13,7 @@ use crate::identity::Session;
 use crate::startup::AppState;
 use actix_web::{web, HttpResponse};
 use shared::api::PublishNoticeRequest;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -24,9 +25,9 @@ impl TryFrom<PublishNoticeRequest> for NewNotice {
 
     fn try_from(body: PublishNoticeRequest) -> Result<Self> {
         Ok(NewNotice {
-            purpose: bounded_text(body.purpose, 1000, "invalid_purpose")?,
-            contact_text: bounded_text(body.contact_text, 2000, "invalid_contact_text")?,
-            retention_text: bounded_text(body.retention_text, 1000, "invalid_retention_text")?,
+            purpose: bounded_text(body.purpose, 1000, ErrorCode::InvalidPurpose)?,
+            contact_text: bounded_text(body.contact_text, 2000, ErrorCode::InvalidContactText)?,
+            retention_text: bounded_text(body.retention_text, 1000, ErrorCode::InvalidRetentionText)?,
         })
     }
 }
@@ -56,7 +57,7 @@ async fn publish(
     let published = db::transaction(&state.pool, async |tx| {
         let (owner, program) = guard::program(tx, &session, id, Strength::Update).await?;
         if notice.purpose != program.purpose {
-            return Err(ApiError::Conflict("purpose_mismatch"));
+            return Err(ApiError::Conflict(ErrorCode::PurposeMismatch));
         }
         let now = locks::now(tx).await?;
         let row = programs::publish_notice(tx, &program, &notice, now).await?;

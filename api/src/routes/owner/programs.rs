@@ -20,6 +20,7 @@ use shared::api::{
     CreateProgramRequest, IntakeHour, Notice, PatchProgramRequest, Program, ProgramCounts, ProgramListQuery,
     ProgramStats,
 };
+use shared::ErrorCode;
 use shared::Slug;
 use uuid::Uuid;
 
@@ -36,7 +37,7 @@ const MAX_CAP: i32 = 100_000;
 const MAX_INVITE_DAYS: i32 = 30;
 
 /// Free text of 1..=`max` characters that is not only whitespace; 400 otherwise.
-pub(super) fn bounded_text(text: String, max: usize, code: &'static str) -> Result<String> {
+pub(super) fn bounded_text(text: String, max: usize, code: ErrorCode) -> Result<String> {
     let len = text.chars().count();
     if len == 0 || len > max || text.trim().is_empty() {
         return Err(ApiError::BadRequest(code));
@@ -47,7 +48,7 @@ pub(super) fn bounded_text(text: String, max: usize, code: &'static str) -> Resu
 fn cap(value: i32) -> Result<i32> {
     match value {
         1..=MAX_CAP => Ok(value),
-        _ => Err(ApiError::BadRequest("invalid_cap")),
+        _ => Err(ApiError::BadRequest(ErrorCode::InvalidCap)),
     }
 }
 
@@ -56,12 +57,12 @@ impl TryFrom<CreateProgramRequest> for NewProgram {
 
     fn try_from(body: CreateProgramRequest) -> Result<Self> {
         if !(1..=MAX_INVITE_DAYS).contains(&body.max_invite_days) {
-            return Err(ApiError::BadRequest("invalid_max_invite_days"));
+            return Err(ApiError::BadRequest(ErrorCode::InvalidMaxInviteDays));
         }
         Ok(NewProgram {
             workspace_id: body.workspace_id,
-            slug: Slug::parse(&body.slug).map_err(|_| ApiError::BadRequest("invalid_slug"))?,
-            purpose: bounded_text(body.purpose, 1000, "invalid_purpose")?,
+            slug: Slug::parse(&body.slug).map_err(|_| ApiError::BadRequest(ErrorCode::InvalidSlug))?,
+            purpose: bounded_text(body.purpose, 1000, ErrorCode::InvalidPurpose)?,
             queue_cap: cap(body.queue_cap)?,
             hourly_cap: cap(body.hourly_cap)?,
             seat_cap: cap(body.seat_cap)?,
@@ -217,7 +218,7 @@ async fn patch(
     let body = db::transaction(&state.pool, async |tx| {
         let (owner, program) = guard::program(tx, &session, id, Strength::Update).await?;
         if program.revision != req.expected_revision {
-            return Err(ApiError::Conflict("stale_revision"));
+            return Err(ApiError::Conflict(ErrorCode::StaleRevision));
         }
         let before = Settings::from(&program);
         let after = Settings {
@@ -248,13 +249,13 @@ async fn check_preconditions(
     after: &Settings,
 ) -> Result<()> {
     if after.signup_open && !before.signup_open && program.current_notice_id.is_none() {
-        return Err(ApiError::Conflict("notice_required"));
+        return Err(ApiError::Conflict(ErrorCode::NoticeRequired));
     }
     if after.access_enabled && !before.access_enabled && !programs::has_content(tx, program.id).await? {
-        return Err(ApiError::Conflict("content_required"));
+        return Err(ApiError::Conflict(ErrorCode::ContentRequired));
     }
     if after.seat_cap < before.seat_cap && i64::from(after.seat_cap) < programs::seats_in_use(tx, program.id).await? {
-        return Err(ApiError::Conflict("seat_cap_below_use"));
+        return Err(ApiError::Conflict(ErrorCode::SeatCapBelowUse));
     }
     Ok(())
 }
@@ -301,9 +302,10 @@ async fn stats(state: web::Data<AppState>, session: Session, path: web::Path<Uui
         let workspace_id = programs::workspace_of(tx, id).await?.ok_or(ApiError::NotFound)?;
         guard::workspace(tx, &session, workspace_id, Strength::Share).await?;
         let hours = programs::intake_hours(tx, id).await?;
-        let mut states: std::collections::BTreeMap<String, i64> =
-            ALL_STATES.iter().map(|s| (s.as_str().to_owned(), 0)).collect();
-        states.extend(programs::state_counts(tx, id).await?);
+        let mut states: std::collections::BTreeMap<EntryState, i64> = EntryState::ALL.iter().map(|s| (*s, 0)).collect();
+        for (state, n) in programs::state_counts(tx, id).await? {
+            states.insert(state.parse().expect("entries_state constraint"), n);
+        }
         Ok(ProgramStats {
             intake_hours: hours.into_iter().map(|(at, n)| IntakeHour { bucket_start: ts(at), admitted: n }).collect(),
             states,
@@ -312,14 +314,3 @@ async fn stats(state: web::Data<AppState>, session: Session, path: web::Path<Uui
     .await?;
     Ok(HttpResponse::Ok().json(body))
 }
-
-/// Every entry state, so the dashboard sees zeros too.
-const ALL_STATES: [EntryState; 7] = [
-    EntryState::Waiting,
-    EntryState::Selected,
-    EntryState::Invited,
-    EntryState::Active,
-    EntryState::Declined,
-    EntryState::Withdrawn,
-    EntryState::Revoked,
-];

@@ -13,7 +13,7 @@
 //! that is not itself a trusted proxy is the client ([`crate::http::client_addr`]).
 
 use crate::db::rate_limits::{self, Scope};
-use crate::db::signups::{self, Admission, NewSignup, Target, RACED};
+use crate::db::signups::{self, Admission, NewSignup, Target};
 use crate::db::{self};
 use crate::error::{ApiError, Result};
 use crate::http::client_addr::client_addr;
@@ -21,6 +21,7 @@ use crate::metrics;
 use crate::startup::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use shared::api::{SignupRequest, SignupResponse};
+use shared::ErrorCode;
 use shared::{EmailKey, Slug};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -33,7 +34,7 @@ impl TryFrom<SignupRequest> for NewSignup {
     fn try_from(body: SignupRequest) -> Result<Self> {
         Ok(NewSignup {
             request_key: body.request_key,
-            email: EmailKey::parse(&body.email).map_err(|_| ApiError::BadRequest("invalid_email"))?,
+            email: EmailKey::parse(&body.email).map_err(|_| ApiError::BadRequest(ErrorCode::InvalidEmail))?,
             notice_version: body.notice_version,
             permission: body.permission,
         })
@@ -75,13 +76,13 @@ async fn signup(
     let binding = signup.binding(&state.settings.signup_binding_key, target.program_id);
     let outcome = match admit(&state, target, &signup, &binding).await {
         // A writer slipped a row past the locks: decide once more, now seeing it.
-        Err(ApiError::Conflict(RACED)) => admit(&state, target, &signup, &binding).await,
+        Err(ApiError::Raced) => admit(&state, target, &signup, &binding).await,
         other => other,
     };
     metrics::count("admission", outcome_label(&outcome));
     match outcome {
         Ok(_) => Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() })),
-        Err(ApiError::Conflict(RACED)) => Err(ApiError::Unavailable("signup kept racing".into())),
+        Err(ApiError::Raced) => Err(ApiError::Unavailable("signup kept racing".into())),
         Err(e) => Err(e),
     }
 }
@@ -104,7 +105,7 @@ fn outcome_label(outcome: &Result<Admission>) -> &'static str {
         Ok(Admission::Duplicate) => "duplicate",
         Ok(Admission::Replay) => "replay",
         Err(ApiError::TooManyRequests) => "capped",
-        Err(ApiError::Conflict("request_key_reused")) => "key_reused",
+        Err(ApiError::Conflict(ErrorCode::RequestKeyReused)) => "key_reused",
         Err(ApiError::Conflict(_)) => "closed",
         Err(_) => "failed",
     }

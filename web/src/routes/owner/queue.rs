@@ -146,7 +146,7 @@ fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSe
                     <td><input type="checkbox" aria-label=check_label prop:checked=move || selected.with(|s| s.contains(&eid))
                         on:change=move |ev| { let on = event_target_checked(&ev); selected.update(|s| toggle(s, eid, on)); }/></td>
                     <td class="email"><A href=format!("/owner/programs/{program_id}/entries/{eid}")>{e.email}</A></td>
-                    <td><StateBadge state=e.state/></td>
+                    <td><StateBadge state=e.state.as_str()/></td>
                     <td class="nowrap">{time(&e.created_at)}</td>
                     <td class="hide-narrow">{format!("v{}", e.notice_version)}</td>
                 </tr>
