@@ -1,12 +1,16 @@
-//! The HTTP edge: body and parameter limits, the Origin and CSRF guards, response
-//! headers, client addresses and the request log. Everything here runs before a
-//! handler's own logic, so malformed input never reaches a route.
+//! The HTTP edge, shared by every route: the answers to failures ([`ApiError`]), the
+//! caller extractors, body and parameter limits, the Origin and CSRF guards, response
+//! headers, client addresses and the request log. Everything but the error mapping runs
+//! before a handler's own logic, so malformed input never reaches a route.
 
 pub mod client_addr;
 pub mod csrf;
+pub mod error;
+pub mod extract;
 pub mod middleware;
 
-use crate::error::ApiError;
+pub use error::ApiError;
+
 use actix_web::error::JsonPayloadError;
 use actix_web::web;
 use shared::ErrorCode;

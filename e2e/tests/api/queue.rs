@@ -126,7 +126,7 @@ async fn entry_detail_has_the_notice_choice_time_invitations_grant_and_history_b
     let db = app.db().await;
     let permission_at: chrono::DateTime<chrono::Utc> =
         db.query_one("SELECT permission_at FROM entries WHERE id = $1", &[&entry]).await.unwrap().get(0);
-    assert_eq!(d["permissionAt"], api::routes::ts(permission_at));
+    assert_eq!(d["permissionAt"], api::time::rfc3339(permission_at));
     assert_eq!(d["invitations"][0]["id"], invitation.to_string());
     assert_eq!(d["invitations"][0]["state"], "issued");
     assert_eq!(d["invitations"][0]["delivery"]["channel"], "email");
