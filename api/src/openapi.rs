@@ -12,6 +12,7 @@ use actix_web::{get, HttpResponse};
 use std::sync::OnceLock;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{HttpMethod, Operation, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{KnownFormat, SchemaFormat};
 use utoipa::openapi::security::{
     ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
 };
@@ -68,10 +69,9 @@ pub fn publish(mut doc: Document) {
 }
 
 /// This document.
-#[utoipa::path(
-    operation_id = "getOpenApi",
-    responses((status = 200, description = "The OpenAPI document of this API.", body = Object))
-)]
+#[utoipa::path(operation_id = "getOpenApi", responses(
+    (status = 200, description = "The OpenAPI document of this API.", body = Object),
+))]
 #[get("/openapi.json")]
 pub async fn serve() -> HttpResponse {
     HttpResponse::Ok().content_type("application/json").body(DOCUMENT.get().map(String::as_str).unwrap_or("{}"))
@@ -130,6 +130,7 @@ impl Modify for EdgeAnswers {
             for (method, operation) in operations {
                 if let Some(operation) = operation {
                     audience.mark(operation);
+                    describe_path_parameters(path, operation);
                     add_edge_answers(operation, method != HttpMethod::Get, under_api);
                 }
             }
@@ -180,11 +181,67 @@ impl Audience {
     }
 }
 
+/// Every `{name}` of the path as a required path parameter, described once here: a slug
+/// is a string with the slug pattern, anything else a UUID naming the object its path
+/// segment says. Parameters the framework already derived from the handler are kept
+/// and given the same description.
+fn describe_path_parameters(path: &str, op: &mut Operation) {
+    let segments: Vec<&str> = path.split('/').collect();
+    let mut declared = Vec::new();
+    for (i, segment) in segments.iter().enumerate() {
+        let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else { continue };
+        let (description, schema) = match name {
+            "slug" => {
+                ("The program's public slug.", ObjectBuilder::new().schema_type(Type::String).pattern(Some(SLUG)))
+            }
+            "entryId" => ("The entry id.", uuid()),
+            _ => (object_named_by(segments.get(i.wrapping_sub(1)).copied().unwrap_or_default()), uuid()),
+        };
+        declared.push(
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(ParameterIn::Path)
+                .required(Required::True)
+                .description(Some(description))
+                .schema(Some(schema))
+                .build(),
+        );
+    }
+    let others = op.parameters.take().unwrap_or_default().into_iter().filter(|p| p.parameter_in != ParameterIn::Path);
+    declared.extend(others);
+    op.parameters = (!declared.is_empty()).then_some(declared);
+}
+
+const SLUG: &str = r"^[a-z0-9-]{3,60}$";
+
+fn uuid() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::String).format(Some(SchemaFormat::KnownFormat(KnownFormat::Uuid)))
+}
+
+/// `…/programs/{id}` names a program, `…/invitations/{id}` an invitation, and so on.
+fn object_named_by(collection: &str) -> &'static str {
+    match collection {
+        "programs" => "The program id.",
+        "invitations" => "The invitation id.",
+        "grants" => "The grant id.",
+        "workspaces" => "The workspace id.",
+        _ => "The object's id.",
+    }
+}
+
 fn add_edge_answers(op: &mut Operation, mutating: bool, under_api: bool) {
     let signed_in = op.security.as_ref().is_some_and(|s| !s.is_empty());
     let params = op.parameters.as_deref().unwrap_or_default();
     let has_query = params.iter().any(|p| p.parameter_in == ParameterIn::Query);
     let has_path = params.iter().any(|p| p.parameter_in == ParameterIn::Path);
+    // An error a handler documents carries the one error body.
+    for (status, response) in op.responses.responses.iter_mut() {
+        if let RefOr::T(response) = response {
+            if status.as_str() >= "400" && response.content.is_empty() {
+                response.content.insert("application/json".to_owned(), error_content());
+            }
+        }
+    }
     let mut add = |status: &str, name: &str| {
         op.responses.responses.entry(status.to_owned()).or_insert_with(|| RefOr::Ref(Ref::from_response_name(name)));
     };
@@ -221,10 +278,12 @@ fn add_edge_answers(op: &mut Operation, mutating: bool, under_api: bool) {
     }
 }
 
+fn error_content() -> utoipa::openapi::Content {
+    ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build()
+}
+
 fn error_response(description: &str) -> ResponseBuilder {
-    ResponseBuilder::new()
-        .description(description)
-        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
+    ResponseBuilder::new().description(description).content("application/json", error_content())
 }
 
 fn retry_after() -> utoipa::openapi::header::Header {

@@ -8,7 +8,7 @@ use crate::identity::{BackendClient, LookupError};
 use crate::usecases::membership::{self, MembershipError};
 use crate::usecases::ReadError;
 use anyhow::{anyhow, bail, Context};
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use uuid::Uuid;
 
 #[derive(Subcommand)]
@@ -23,28 +23,25 @@ pub enum OwnerCommand {
         approval_ref: String,
     },
     /// Make a Clerk user an owner of a workspace (or reactivate them).
-    Grant {
-        #[arg(long)]
-        workspace_id: Uuid,
-        #[arg(long)]
-        clerk_user_id: String,
-        #[arg(long)]
-        approval_ref: String,
-    },
+    Grant(Change),
     /// Remove an owner; refuses to remove the last active owner.
-    Revoke {
-        #[arg(long)]
-        workspace_id: Uuid,
-        #[arg(long)]
-        clerk_user_id: String,
-        #[arg(long)]
-        approval_ref: String,
-    },
+    Revoke(Change),
     /// List the workspace's owners and its membership history.
     List {
         #[arg(long)]
         workspace_id: Uuid,
     },
+}
+
+/// Who changes in which workspace, and on whose approval.
+#[derive(Args)]
+pub struct Change {
+    #[arg(long)]
+    workspace_id: Uuid,
+    #[arg(long)]
+    clerk_user_id: String,
+    #[arg(long)]
+    approval_ref: String,
 }
 
 fn env(name: &str) -> anyhow::Result<String> {
@@ -87,16 +84,12 @@ pub async fn run(cmd: OwnerCommand) -> anyhow::Result<()> {
             let id = membership::bootstrap(&pool, &workspace_name, &clerk_user_id, &approval_ref).await?;
             println!("{id}");
         }
-        OwnerCommand::Grant { workspace_id, clerk_user_id, approval_ref } => {
-            check_text("--approval-ref", &approval_ref, 200)?;
-            require_user(&clerk_user_id).await?;
-            change(&pool, workspace_id, &clerk_user_id, &approval_ref, true).await?;
+        OwnerCommand::Grant(c) => {
+            change(&pool, &c, true).await?;
             println!("granted");
         }
-        OwnerCommand::Revoke { workspace_id, clerk_user_id, approval_ref } => {
-            check_text("--approval-ref", &approval_ref, 200)?;
-            require_user(&clerk_user_id).await?;
-            change(&pool, workspace_id, &clerk_user_id, &approval_ref, false).await?;
+        OwnerCommand::Revoke(c) => {
+            change(&pool, &c, false).await?;
             println!("revoked");
         }
         OwnerCommand::List { workspace_id } => {
@@ -123,14 +116,10 @@ pub async fn run(cmd: OwnerCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn change(
-    pool: &deadpool_postgres::Pool,
-    workspace_id: Uuid,
-    user: &str,
-    approval_ref: &str,
-    active: bool,
-) -> anyhow::Result<()> {
-    match membership::change(pool, workspace_id, user, approval_ref, active).await {
+async fn change(pool: &deadpool_postgres::Pool, c: &Change, active: bool) -> anyhow::Result<()> {
+    check_text("--approval-ref", &c.approval_ref, 200)?;
+    require_user(&c.clerk_user_id).await?;
+    match membership::change(pool, c.workspace_id, &c.clerk_user_id, &c.approval_ref, active).await {
         Ok(()) => Ok(()),
         Err(MembershipError::NotFound) => bail!("no such workspace; nothing was changed"),
         Err(MembershipError::LastOwner) => {

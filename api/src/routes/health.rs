@@ -12,20 +12,18 @@ pub struct Status {
     status: &'static str,
 }
 
-#[utoipa::path(operation_id = "healthz", responses((status = 200, description = "The process answers.", body = Status)))]
+#[utoipa::path(operation_id = "healthz", responses(
+    (status = 200, description = "The process answers.", body = Status),
+))]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().insert_header(("cache-control", "no-store")).json(Status { status: "ok" })
 }
 
-#[utoipa::path(
-    operation_id = "readyz",
-    responses(
-        (status = 200, description = "The database answers.", body = Status),
-        (status = 503, description = "The database does not answer within 2 s.", body = Status,
-            headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
-    )
-)]
+#[utoipa::path(operation_id = "readyz", responses(
+    (status = 200, description = "The database answers.", body = Status),
+    (status = 503, description = "The database does not answer within 2 s.", body = Status, headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
+))]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
     let check = async {

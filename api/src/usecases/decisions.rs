@@ -11,27 +11,13 @@ use super::withdrawal::{self, Withdrawal};
 use crate::db::audit::{self, Detail, EventType};
 use crate::db::entries::{self, LockedEntry};
 use crate::db::grants::{self, GrantRow};
-use crate::db::{invitations, DbError};
-use crate::domain::{EntryMove, EntryState, InvalidTransition};
+use crate::db::invitations;
+use crate::domain::{EntryMove, EntryState};
 use deadpool_postgres::Pool;
 use uuid::Uuid;
 
-#[derive(Debug, thiserror::Error)]
-pub enum DecisionError {
-    #[error("not found")]
-    NotFound,
-    #[error("invalid transition")]
-    InvalidTransition,
-    #[error(transparent)]
-    Db(#[from] DbError),
-}
-
-use_case_error!(DecisionError);
-
-impl From<InvalidTransition> for DecisionError {
-    fn from(_: InvalidTransition) -> Self {
-        DecisionError::InvalidTransition
-    }
+use_case_error! {
+    pub enum DecisionError with transitions {}
 }
 
 /// A reason code or basis from the fixed allow-lists of `shared::api`.

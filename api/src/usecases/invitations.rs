@@ -13,41 +13,28 @@ use crate::db::entries::{self, LockedEntry};
 use crate::db::invitations::{self, InvitationRow};
 use crate::db::owner_receipts::{self, Keyed, Receipt};
 use crate::db::{grants, DbError};
-use crate::domain::{EntryMove, EntryState, InvalidTransition, InvitationMove, InvitationState};
+use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::{Pool, Transaction};
 use std::collections::HashMap;
 use uuid::Uuid;
 
-#[derive(Debug, thiserror::Error)]
-pub enum InvitationError {
-    #[error("not found")]
-    NotFound,
-    #[error("request key reused with other fields")]
-    KeyReused,
-    #[error("invalid transition")]
-    InvalidTransition,
-    #[error("expiry out of range")]
-    ExpiryOutOfRange,
-    #[error("no seat available")]
-    NoSeatAvailable,
-    #[error("an invitation is outstanding")]
-    InvitationOutstanding,
-    #[error("the entry holds an active grant")]
-    GrantActive,
-    #[error("the invitation is not issued")]
-    NotIssued,
-    #[error("a delivery is already recorded")]
-    DeliveryAlreadyRecorded,
-    #[error(transparent)]
-    Db(#[from] DbError),
-}
-
-use_case_error!(InvitationError);
-
-impl From<InvalidTransition> for InvitationError {
-    fn from(_: InvalidTransition) -> Self {
-        InvitationError::InvalidTransition
+use_case_error! {
+    pub enum InvitationError with transitions {
+        #[error("request key reused with other fields")]
+        KeyReused,
+        #[error("expiry out of range")]
+        ExpiryOutOfRange,
+        #[error("no seat available")]
+        NoSeatAvailable,
+        #[error("an invitation is outstanding")]
+        InvitationOutstanding,
+        #[error("the entry holds an active grant")]
+        GrantActive,
+        #[error("the invitation is not issued")]
+        NotIssued,
+        #[error("a delivery is already recorded")]
+        DeliveryAlreadyRecorded,
     }
 }
 

@@ -45,20 +45,15 @@ pub async fn members(pool: &Pool, workspace_id: Uuid) -> Result<(Vec<Member>, Ve
     Ok((members, staff::history(&client, workspace_id).await?))
 }
 
-/// Why the maintenance channel refused a change.
-#[derive(Debug, thiserror::Error)]
-pub enum MembershipError {
-    #[error("no such workspace")]
-    NotFound,
-    #[error("refusing to remove the last active owner")]
-    LastOwner,
-    #[error("that user already has that membership state")]
-    Unchanged,
-    #[error(transparent)]
-    Db(#[from] DbError),
+use_case_error! {
+    /// Why the maintenance channel refused a change (`NotFound`: no such workspace).
+    pub enum MembershipError {
+        #[error("refusing to remove the last active owner")]
+        LastOwner,
+        #[error("that user already has that membership state")]
+        Unchanged,
+    }
 }
-
-use_case_error!(MembershipError);
 
 /// Creates a workspace and its first owner, audited; returns the workspace id.
 pub async fn bootstrap(pool: &Pool, name: &str, user_id: &str, approval_ref: &str) -> Result<Uuid, MembershipError> {

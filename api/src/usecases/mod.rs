@@ -25,18 +25,46 @@ mod withdrawal;
 
 pub use owner::NotFound;
 
-/// Implements the data layer's [`crate::db::TxError`] for a use-case error with a
-/// `Db(DbError)` variant (deadlocks and serialization failures run the transaction
-/// again), and `From<NotFound>` into its `NotFound` variant.
+/// Declares a use-case error: the variants given, plus `NotFound` (absent, foreign or
+/// not permitted: the uniform 404) and `Db(DbError)`; implements the data layer's
+/// [`crate::db::TxError`] (a deadlock or serialization failure runs the transaction
+/// again) and `From<NotFound>`. With `transitions`, also `InvalidTransition` and
+/// `From<domain::InvalidTransition>`.
 macro_rules! use_case_error {
-    ($error:ty) => {
-        impl crate::db::TxError for $error {
+    ($(#[$meta:meta])* pub enum $name:ident with transitions { $($body:tt)* }) => {
+        use_case_error! {
+            $(#[$meta])*
+            pub enum $name {
+                #[error("invalid transition")]
+                InvalidTransition,
+                $($body)*
+            }
+        }
+
+        impl From<crate::domain::InvalidTransition> for $name {
+            fn from(_: crate::domain::InvalidTransition) -> Self {
+                Self::InvalidTransition
+            }
+        }
+    };
+    ($(#[$meta:meta])* pub enum $name:ident { $($body:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, thiserror::Error)]
+        pub enum $name {
+            #[error("not found")]
+            NotFound,
+            $($body)*
+            #[error(transparent)]
+            Db(#[from] crate::db::DbError),
+        }
+
+        impl crate::db::TxError for $name {
             fn retry(&self) -> bool {
                 matches!(self, Self::Db(crate::db::DbError::Retry))
             }
         }
 
-        impl From<crate::usecases::NotFound> for $error {
+        impl From<crate::usecases::NotFound> for $name {
             fn from(_: crate::usecases::NotFound) -> Self {
                 Self::NotFound
             }
@@ -45,13 +73,7 @@ macro_rules! use_case_error {
 }
 pub(crate) use use_case_error;
 
-/// A read that can only be absent (the uniform 404) or fail in the database.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error("not found")]
-    NotFound,
-    #[error(transparent)]
-    Db(#[from] crate::db::DbError),
+use_case_error! {
+    /// A read that can only be absent (the uniform 404) or fail in the database.
+    pub enum ReadError {}
 }
-
-use_case_error!(ReadError);

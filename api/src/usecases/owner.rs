@@ -59,26 +59,30 @@ pub struct OwnedWorkspace<'a, 'c> {
 }
 
 /// Runs an owner's write on the program `scope` names.
-pub async fn write<T, E, F>(pool: &Pool, user_id: &str, scope: Scope, mut body: F) -> Result<T, E>
+pub async fn write<T, E, F>(pool: &Pool, user_id: &str, scope: Scope, body: F) -> Result<T, E>
 where
     E: TxError + From<NotFound>,
     F: AsyncFnMut(&Owned<'_, '_>) -> Result<T, E>,
 {
-    db::transaction(pool, async |tx| {
-        let owned = enter::<E>(tx, user_id, scope, Strength::Update).await?;
-        body(&owned).await
-    })
-    .await
+    run(pool, user_id, scope, Strength::Update, body).await
 }
 
 /// Runs an owner's read on the program `scope` names (shared locks).
-pub async fn read<T, E, F>(pool: &Pool, user_id: &str, scope: Scope, mut body: F) -> Result<T, E>
+pub async fn read<T, E, F>(pool: &Pool, user_id: &str, scope: Scope, body: F) -> Result<T, E>
+where
+    E: TxError + From<NotFound>,
+    F: AsyncFnMut(&Owned<'_, '_>) -> Result<T, E>,
+{
+    run(pool, user_id, scope, Strength::Share, body).await
+}
+
+async fn run<T, E, F>(pool: &Pool, user_id: &str, scope: Scope, strength: Strength, mut body: F) -> Result<T, E>
 where
     E: TxError + From<NotFound>,
     F: AsyncFnMut(&Owned<'_, '_>) -> Result<T, E>,
 {
     db::transaction(pool, async |tx| {
-        let owned = enter::<E>(tx, user_id, scope, Strength::Share).await?;
+        let owned = enter::<E>(tx, user_id, scope, strength).await?;
         body(&owned).await
     })
     .await

@@ -17,27 +17,22 @@ use deadpool_postgres::Pool;
 use std::collections::BTreeMap;
 use uuid::Uuid;
 
-#[derive(Debug, thiserror::Error)]
-pub enum ProgramError {
-    #[error("not found")]
-    NotFound,
-    #[error("stale revision")]
-    StaleRevision,
-    #[error("slug taken")]
-    SlugTaken,
-    #[error("purpose differs from the program's")]
-    PurposeMismatch,
-    #[error("a notice is required to open sign-ups")]
-    NoticeRequired,
-    #[error("content is required to enable access")]
-    ContentRequired,
-    #[error("seat cap below seats in use")]
-    SeatCapBelowUse,
-    #[error(transparent)]
-    Db(#[from] DbError),
+use_case_error! {
+    pub enum ProgramError {
+        #[error("stale revision")]
+        StaleRevision,
+        #[error("slug taken")]
+        SlugTaken,
+        #[error("purpose differs from the program's")]
+        PurposeMismatch,
+        #[error("a notice is required to open sign-ups")]
+        NoticeRequired,
+        #[error("content is required to enable access")]
+        ContentRequired,
+        #[error("seat cap below seats in use")]
+        SeatCapBelowUse,
+    }
 }
-
-use_case_error!(ProgramError);
 
 /// A program with what an owner sees next to it.
 pub type ProgramView = (ProgramRow, Summary);

@@ -15,26 +15,11 @@ use crate::db::audit::Actor;
 use crate::db::locks::{self, Strength};
 use crate::db::signups::{self, OwnEntry};
 use crate::db::{self, early_access, entries, DbError};
-use crate::domain::InvalidTransition;
 use crate::identity::VerifiedUser;
 use deadpool_postgres::Pool;
 
-#[derive(Debug, thiserror::Error)]
-pub enum RecipientError {
-    #[error("not found")]
-    NotFound,
-    #[error("invalid transition")]
-    InvalidTransition,
-    #[error(transparent)]
-    Db(#[from] DbError),
-}
-
-use_case_error!(RecipientError);
-
-impl From<InvalidTransition> for RecipientError {
-    fn from(_: InvalidTransition) -> Self {
-        RecipientError::InvalidTransition
-    }
+use_case_error! {
+    pub enum RecipientError with transitions {}
 }
 
 /// The caller's entry in the program `slug`.

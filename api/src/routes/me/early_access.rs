@@ -10,14 +10,10 @@ use actix_web::{get, web, HttpResponse};
 use shared::api::EarlyAccessContent;
 use shared::Slug;
 
-#[utoipa::path(
-    operation_id = "getEarlyAccessContent",
-    params(("slug" = Slug, Path, description = "The program's public slug.")),
-    responses(
-        (status = 200, description = "The program's private content.", body = EarlyAccessContent),
-        (status = 404, description = "No active grant of this program bound to the caller, or access is off.", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "getEarlyAccessContent", responses(
+    (status = 200, description = "The program's private content.", body = EarlyAccessContent),
+    (status = 404, description = "No active grant of this program bound to the caller, or access is off."),
+))]
 #[get("/me/early-access/{slug}")]
 async fn early_access(state: web::Data<AppState>, user: VerifiedUser, slug: web::Path<Slug>) -> Result<HttpResponse> {
     let (revision, body) = recipient::early_access(&state.pool, &user, slug.as_str()).await?;

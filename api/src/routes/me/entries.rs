@@ -8,12 +8,9 @@ use crate::usecases::recipient;
 use actix_web::{get, web, HttpResponse};
 use shared::api::OwnEntry;
 
-#[utoipa::path(
-    operation_id = "listOwnEntries",
-    responses(
-        (status = 200, description = "The caller's entries across programs, found through their verified emails.", body = Vec<OwnEntry>),
-    )
-)]
+#[utoipa::path(operation_id = "listOwnEntries", responses(
+    (status = 200, description = "The caller's entries across programs, found through their verified emails.", body = Vec<OwnEntry>),
+))]
 #[get("/me/entries")]
 async fn list(state: web::Data<AppState>, user: VerifiedUser) -> Result<HttpResponse> {
     let own = recipient::entries(&state.pool, &user).await?;

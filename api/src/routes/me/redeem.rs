@@ -12,16 +12,12 @@ use actix_web::{post, web, HttpRequest, HttpResponse};
 use shared::api::{RedeemRequest, RedeemResponse};
 use shared::{EntryState, ErrorCode};
 
-#[utoipa::path(
-    operation_id = "redeemInvitation",
-    request_body = RedeemRequest,
-    responses(
-        (status = 200, description = "The code opened the program: a grant is now active.", body = RedeemResponse),
-        (status = 400, description = "The code is not 43 characters of unpadded base64url (`invalid_code`), or the body is malformed.", body = shared::ErrorBody),
-        (status = 404, description = "Unknown, foreign, unverified, used, revoked or expired code, or no delivery record: one answer for all.", body = shared::ErrorBody),
-        (status = 429, description = "Too many failed attempts for this account or address.", body = shared::ErrorBody, headers(("Retry-After" = u32, description = "Seconds to wait."))),
-    )
-)]
+#[utoipa::path(operation_id = "redeemInvitation", request_body = RedeemRequest, responses(
+    (status = 200, description = "The code opened the program: a grant is now active.", body = RedeemResponse),
+    (status = 400, description = "The code is not 43 characters of unpadded base64url (`invalid_code`), or the body is malformed."),
+    (status = 404, description = "Unknown, foreign, unverified, used, revoked or expired code, or no delivery record: one answer for all."),
+    (status = 429, description = "Too many failed attempts for this account or address.", headers(("Retry-After" = u32, description = "Seconds to wait."))),
+))]
 #[post("/me/invitations/redeem")]
 async fn redeem(
     state: web::Data<AppState>,

@@ -6,10 +6,9 @@ use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
 use shared::api::MeResponse;
 
-#[utoipa::path(
-    operation_id = "getMe",
-    responses((status = 200, description = "The caller and the CSRF token bound to this session.", body = MeResponse))
-)]
+#[utoipa::path(operation_id = "getMe", responses(
+    (status = 200, description = "The caller and the CSRF token bound to this session.", body = MeResponse),
+))]
 #[get("/me")]
 async fn me(state: web::Data<AppState>, session: Session) -> HttpResponse {
     let csrf_token = csrf::token(&state.settings.csrf_key, &session.session_id);

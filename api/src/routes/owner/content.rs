@@ -16,29 +16,20 @@ use uuid::Uuid;
 const MAX_BODY_CHARS: usize = 20_000;
 
 /// 404 until the first write.
-#[utoipa::path(
-    operation_id = "getContent",
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses(
-        (status = 200, description = "The program's private content.", body = Content),
-        (status = 404, description = "No content yet, or no such program for this owner.", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "getContent", responses(
+    (status = 200, description = "The program's private content.", body = Content),
+    (status = 404, description = "No content yet, or no such program for this owner."),
+))]
 #[get("/owner/programs/{id}/content")]
 async fn get(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
     let row = programs::content(&state.pool, &session.user_id, *id).await?;
     Ok(HttpResponse::Ok().json(views::content(row)))
 }
 
-#[utoipa::path(
-    operation_id = "putContent",
-    request_body = PutContentRequest,
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses(
-        (status = 200, description = "The new revision.", body = Content),
-        (status = 409, description = "Stale revision (`stale_revision`).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "putContent", request_body = PutContentRequest, responses(
+    (status = 200, description = "The new revision.", body = Content),
+    (status = 409, description = "Stale revision (`stale_revision`)."),
+))]
 #[put("/owner/programs/{id}/content")]
 async fn put(
     state: web::Data<AppState>,

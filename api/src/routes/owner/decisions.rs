@@ -21,15 +21,10 @@ fn answer(id: Uuid, state: EntryState) -> HttpResponse {
     HttpResponse::Ok().json(EntryStateResponse { id, state })
 }
 
-#[utoipa::path(
-    operation_id = "selectEntry",
-    request_body = SelectRequest,
-    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
-    responses(
-        (status = 200, description = "Selected.", body = EntryStateResponse),
-        (status = 409, description = "The entry is not waiting (`invalid_transition`).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "selectEntry", request_body = SelectRequest, responses(
+    (status = 200, description = "Selected.", body = EntryStateResponse),
+    (status = 409, description = "The entry is not waiting (`invalid_transition`)."),
+))]
 #[post("/owner/programs/{id}/entries/{entryId}/select")]
 async fn select(
     state: web::Data<AppState>,
@@ -43,15 +38,10 @@ async fn select(
     Ok(answer(entry_id, EntryState::Selected))
 }
 
-#[utoipa::path(
-    operation_id = "declineEntry",
-    request_body = DeclineRequest,
-    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
-    responses(
-        (status = 200, description = "Declined.", body = EntryStateResponse),
-        (status = 409, description = "The entry cannot be declined now (`invalid_transition`).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "declineEntry", request_body = DeclineRequest, responses(
+    (status = 200, description = "Declined.", body = EntryStateResponse),
+    (status = 409, description = "The entry cannot be declined now (`invalid_transition`)."),
+))]
 #[post("/owner/programs/{id}/entries/{entryId}/decline")]
 async fn decline(
     state: web::Data<AppState>,
@@ -66,15 +56,10 @@ async fn decline(
 }
 
 /// Repeating it answers the same, without a second event (as for the applicant).
-#[utoipa::path(
-    operation_id = "withdrawEntry",
-    request_body = OwnerWithdrawRequest,
-    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
-    responses(
-        (status = 200, description = "Withdrawn (repeating it answers the same).", body = EntryStateResponse),
-        (status = 409, description = "The entry cannot be withdrawn (`invalid_transition`).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "withdrawEntry", request_body = OwnerWithdrawRequest, responses(
+    (status = 200, description = "Withdrawn (repeating it answers the same).", body = EntryStateResponse),
+    (status = 409, description = "The entry cannot be withdrawn (`invalid_transition`)."),
+))]
 #[post("/owner/programs/{id}/entries/{entryId}/withdraw")]
 async fn withdraw(
     state: web::Data<AppState>,
@@ -89,12 +74,9 @@ async fn withdraw(
 }
 
 /// Selects the first `count` waiting entries in queue order, in one transaction.
-#[utoipa::path(
-    operation_id = "selectEntries",
-    request_body = BulkSelectRequest,
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses((status = 200, description = "The entries now selected, in queue order.", body = BulkSelectResponse))
-)]
+#[utoipa::path(operation_id = "selectEntries", request_body = BulkSelectRequest, responses(
+    (status = 200, description = "The entries now selected, in queue order.", body = BulkSelectResponse),
+))]
 #[post("/owner/programs/{id}/entries/select-bulk")]
 async fn select_bulk(
     state: web::Data<AppState>,

@@ -47,11 +47,9 @@ impl TryFrom<&EntrySearch> for Filter {
     }
 }
 
-#[utoipa::path(
-    operation_id = "listEntries",
-    params(("id" = Uuid, Path, description = "The program id."), PageQuery),
-    responses((status = 200, description = "One page of the queue.", body = EntryPage))
-)]
+#[utoipa::path(operation_id = "listEntries", params(PageQuery), responses(
+    (status = 200, description = "One page of the queue.", body = EntryPage),
+))]
 #[get("/owner/programs/{id}/entries")]
 async fn list(
     state: web::Data<AppState>,
@@ -63,12 +61,9 @@ async fn list(
     page(&state, &session, *id, EntrySearch { state: filter_state, cursor, limit, q: None }).await
 }
 
-#[utoipa::path(
-    operation_id = "searchEntries",
-    request_body = EntrySearch,
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses((status = 200, description = "One page of the queue, filtered by the email fragment too.", body = EntryPage))
-)]
+#[utoipa::path(operation_id = "searchEntries", request_body = EntrySearch, responses(
+    (status = 200, description = "One page of the queue, filtered by the email fragment too.", body = EntryPage),
+))]
 #[post("/owner/programs/{id}/entries/search")]
 async fn search(
     state: web::Data<AppState>,
@@ -89,13 +84,9 @@ async fn page(state: &AppState, session: &Session, program_id: Uuid, query: Entr
     }))
 }
 
-#[utoipa::path(
-    operation_id = "getEntry",
-    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
-    responses(
-        (status = 200, description = "The entry, its notice snapshot, invitations (never a code), grant and events.", body = EntryDetail),
-    )
-)]
+#[utoipa::path(operation_id = "getEntry", responses(
+    (status = 200, description = "The entry, its notice snapshot, invitations (never a code), grant and events.", body = EntryDetail),
+))]
 #[get("/owner/programs/{id}/entries/{entryId}")]
 async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();

@@ -35,11 +35,9 @@ fn decode_cursor(s: &str) -> Option<i64> {
     Some(i64::from_be_bytes(bytes)).filter(|id| *id >= 0)
 }
 
-#[utoipa::path(
-    operation_id = "listEvents",
-    params(("id" = Uuid, Path, description = "The program id."), EventQuery),
-    responses((status = 200, description = "Audit events in id order.", body = EventPage))
-)]
+#[utoipa::path(operation_id = "listEvents", params(EventQuery), responses(
+    (status = 200, description = "Audit events in id order.", body = EventPage),
+))]
 #[get("/owner/programs/{id}/events")]
 async fn list(
     state: web::Data<AppState>,

@@ -30,13 +30,9 @@ pub(super) fn csv_response(mut builder: HttpResponseBuilder, filename: &str, bod
         .body(body)
 }
 
-#[utoipa::path(
-    operation_id = "exportEntries",
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses(
-        (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at (formula-neutralized).", content_type = "text/csv", body = String),
-    )
-)]
+#[utoipa::path(operation_id = "exportEntries", responses(
+    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at (formula-neutralized).", content_type = "text/csv", body = String),
+))]
 #[get("/owner/programs/{id}/entries.csv")]
 async fn export(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
     let rows = queue::export(&state.pool, &session.user_id, *id).await?;

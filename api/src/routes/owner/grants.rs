@@ -10,14 +10,10 @@ use actix_web::{post, web, HttpResponse};
 use shared::api::Grant;
 use uuid::Uuid;
 
-#[utoipa::path(
-    operation_id = "revokeGrant",
-    params(("id" = Uuid, Path, description = "The grant id.")),
-    responses(
-        (status = 200, description = "The grant, now inactive; the entry is revoked.", body = Grant),
-        (status = 409, description = "The grant is already inactive (`invalid_transition`).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "revokeGrant", responses(
+    (status = 200, description = "The grant, now inactive; the entry is revoked.", body = Grant),
+    (status = 409, description = "The grant is already inactive (`invalid_transition`)."),
+))]
 #[post("/owner/grants/{id}/revoke")]
 async fn revoke(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
     let grant = decisions::revoke_grant(&state.pool, &session.user_id, *id).await?;

@@ -30,16 +30,11 @@ fn parse_expiry(s: &str) -> Result<Expiry> {
     Ok(Expiry { at, exact: rfc3339(at) })
 }
 
-#[utoipa::path(
-    operation_id = "issueInvitation",
-    request_body = IssueInvitationRequest,
-    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
-    responses(
-        (status = 201, description = "Issued: the only response that ever holds the code.", body = IssuedInvitation),
-        (status = 200, description = "The same key and binding again: the invitation, without the code.", body = IssuedInvitation),
-        (status = 409, description = "Key bound to other fields, entry not selected, expiry out of range, or no seat available.", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "issueInvitation", request_body = IssueInvitationRequest, responses(
+    (status = 201, description = "Issued: the only response that ever holds the code.", body = IssuedInvitation),
+    (status = 200, description = "The same key and binding again: the invitation, without the code.", body = IssuedInvitation),
+    (status = 409, description = "Key bound to other fields, entry not selected, expiry out of range, or no seat available."),
+))]
 #[post("/owner/programs/{id}/entries/{entryId}/invitations")]
 async fn issue(
     state: web::Data<AppState>,
@@ -73,16 +68,11 @@ fn sorted_entry_ids(ids: &[Uuid]) -> Result<Vec<Uuid>> {
 }
 
 /// Issues invitations to every listed entry or to none; the codes come back once, as CSV.
-#[utoipa::path(
-    operation_id = "issueInvitations",
-    request_body = BulkIssueRequest,
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses(
-        (status = 201, description = "Issued to every listed entry: entry_id,email,code,expires_at as CSV, the only time the codes are shown.", content_type = "text/csv", body = String),
-        (status = 200, description = "The same key and binding again: what the batch created, without codes.", body = BulkIssueReceipt),
-        (status = 409, description = "Key bound to other fields, an entry not selected, expiry out of range, or not enough seats.", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "issueInvitations", request_body = BulkIssueRequest, responses(
+    (status = 201, description = "Issued to every listed entry: entry_id,email,code,expires_at as CSV, the only time the codes are shown.", content_type = "text/csv", body = String),
+    (status = 200, description = "The same key and binding again: what the batch created, without codes.", body = BulkIssueReceipt),
+    (status = 409, description = "Key bound to other fields, an entry not selected, expiry out of range, or not enough seats."),
+))]
 #[post("/owner/programs/{id}/invitations/bulk")]
 async fn issue_bulk(
     state: web::Data<AppState>,
@@ -133,15 +123,10 @@ fn attestation_text(s: &str, max: usize) -> Result<&str> {
     Ok(s)
 }
 
-#[utoipa::path(
-    operation_id = "recordDelivery",
-    request_body = DeliveryRecordRequest,
-    params(("id" = Uuid, Path, description = "The invitation id.")),
-    responses(
-        (status = 200, description = "The invitation with its delivery record.", body = Invitation),
-        (status = 409, description = "Already recorded, or the invitation is not issued or has expired.", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "recordDelivery", request_body = DeliveryRecordRequest, responses(
+    (status = 200, description = "The invitation with its delivery record.", body = Invitation),
+    (status = 409, description = "Already recorded, or the invitation is not issued or has expired."),
+))]
 #[post("/owner/invitations/{id}/delivery-record")]
 async fn delivery_record(
     state: web::Data<AppState>,
@@ -159,14 +144,10 @@ async fn delivery_record(
 }
 
 /// Issued → revoked, and the entry back to `selected` (a reissue needs a new key).
-#[utoipa::path(
-    operation_id = "revokeInvitation",
-    params(("id" = Uuid, Path, description = "The invitation id.")),
-    responses(
-        (status = 200, description = "Revoked; the entry is selected again.", body = Invitation),
-        (status = 409, description = "The invitation is not issued (`invalid_transition`).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "revokeInvitation", responses(
+    (status = 200, description = "Revoked; the entry is selected again.", body = Invitation),
+    (status = 409, description = "The invitation is not issued (`invalid_transition`)."),
+))]
 #[post("/owner/invitations/{id}/revoke")]
 async fn revoke(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
     let invitation = invitations::revoke(&state.pool, &session.user_id, *id).await?;

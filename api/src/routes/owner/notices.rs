@@ -25,15 +25,10 @@ impl TryFrom<PublishNoticeRequest> for NewNotice {
     }
 }
 
-#[utoipa::path(
-    operation_id = "publishNotice",
-    request_body = PublishNoticeRequest,
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses(
-        (status = 201, description = "The new notice version.", body = shared::api::Notice),
-        (status = 409, description = "The purpose differs from the program's (`purpose_mismatch`).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "publishNotice", request_body = PublishNoticeRequest, responses(
+    (status = 201, description = "The new notice version.", body = shared::api::Notice),
+    (status = 409, description = "The purpose differs from the program's (`purpose_mismatch`)."),
+))]
 #[post("/owner/programs/{id}/notices")]
 async fn publish(
     state: web::Data<AppState>,

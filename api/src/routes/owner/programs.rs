@@ -61,15 +61,11 @@ impl TryFrom<PatchProgramRequest> for ProgramPatch {
 }
 
 /// Creates a closed program without notice or content, under the workspace lock.
-#[utoipa::path(
-    operation_id = "createProgram",
-    request_body = CreateProgramRequest,
-    responses(
-        (status = 201, description = "The new program: closed, without notice or content.", body = Program),
-        (status = 404, description = "No such workspace, or the caller does not own it.", body = shared::ErrorBody),
-        (status = 409, description = "The slug is taken (`slug_taken`).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "createProgram", request_body = CreateProgramRequest, responses(
+    (status = 201, description = "The new program: closed, without notice or content.", body = Program),
+    (status = 404, description = "No such workspace, or the caller does not own it."),
+    (status = 409, description = "The slug is taken (`slug_taken`)."),
+))]
 #[post("/owner/programs")]
 async fn create(
     state: web::Data<AppState>,
@@ -81,14 +77,10 @@ async fn create(
     Ok(HttpResponse::Created().json(views::program(&program)))
 }
 
-#[utoipa::path(
-    operation_id = "listPrograms",
-    params(ProgramListQuery),
-    responses(
-        (status = 200, description = "The workspace's programs.", body = Vec<Program>),
-        (status = 404, description = "No such workspace, or the caller does not own it.", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "listPrograms", params(ProgramListQuery), responses(
+    (status = 200, description = "The workspace's programs.", body = Vec<Program>),
+    (status = 404, description = "No such workspace, or the caller does not own it."),
+))]
 #[get("/owner/programs")]
 async fn list(
     state: web::Data<AppState>,
@@ -99,11 +91,9 @@ async fn list(
     Ok(HttpResponse::Ok().json(all.iter().map(views::program).collect::<Vec<_>>()))
 }
 
-#[utoipa::path(
-    operation_id = "getProgram",
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses((status = 200, description = "The program with its revision, caps, counts and current notice.", body = Program))
-)]
+#[utoipa::path(operation_id = "getProgram", responses(
+    (status = 200, description = "The program with its revision, caps, counts and current notice.", body = Program),
+))]
 #[get("/owner/programs/{id}")]
 async fn read(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
     let program = programs::get(&state.pool, &session.user_id, *id).await?;
@@ -113,15 +103,10 @@ async fn read(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>)
 /// Applies the owner's changes to the revision they saw. Opening signup needs a notice,
 /// enabling access needs content, and the seat cap never drops below seats in use.
 /// Lowering the queue or hour cap keeps every existing entry.
-#[utoipa::path(
-    operation_id = "updateProgram",
-    request_body = PatchProgramRequest,
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses(
-        (status = 200, description = "The program after the change.", body = Program),
-        (status = 409, description = "Stale revision, no notice to open with, no content to enable, or a seat cap below seats in use.", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "updateProgram", request_body = PatchProgramRequest, responses(
+    (status = 200, description = "The program after the change.", body = Program),
+    (status = 409, description = "Stale revision, no notice to open with, no content to enable, or a seat cap below seats in use."),
+))]
 #[patch("/owner/programs/{id}")]
 async fn patch(
     state: web::Data<AppState>,
@@ -136,11 +121,9 @@ async fn patch(
 
 /// The dashboard's numbers (read without the program lock, so a large queue never
 /// stalls admissions).
-#[utoipa::path(
-    operation_id = "getProgramStats",
-    params(("id" = Uuid, Path, description = "The program id.")),
-    responses((status = 200, description = "Admissions per recent UTC hour and entries per state.", body = ProgramStats))
-)]
+#[utoipa::path(operation_id = "getProgramStats", responses(
+    (status = 200, description = "Admissions per recent UTC hour and entries per state.", body = ProgramStats),
+))]
 #[get("/owner/programs/{id}/stats")]
 async fn stats(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
     let stats = programs::stats(&state.pool, &session.user_id, *id).await?;

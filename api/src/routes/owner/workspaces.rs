@@ -10,13 +10,10 @@ use shared::api::{Owner, OwnerHistoryEvent, OwnersResponse, Workspace};
 use uuid::Uuid;
 
 /// The caller's active workspaces; 404 (not an empty list) when they own none.
-#[utoipa::path(
-    operation_id = "listWorkspaces",
-    responses(
-        (status = 200, description = "The caller's active workspaces.", body = Vec<Workspace>),
-        (status = 404, description = "The caller owns no active workspace.", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "listWorkspaces", responses(
+    (status = 200, description = "The caller's active workspaces.", body = Vec<Workspace>),
+    (status = 404, description = "The caller owns no active workspace."),
+))]
 #[get("/owner/workspaces")]
 async fn list(state: web::Data<AppState>, session: Session) -> Result<HttpResponse> {
     let owned = membership::workspaces(&state.pool, &session.user_id).await?;
@@ -24,11 +21,9 @@ async fn list(state: web::Data<AppState>, session: Session) -> Result<HttpRespon
     Ok(HttpResponse::Ok().json(body))
 }
 
-#[utoipa::path(
-    operation_id = "listOwners",
-    params(("id" = Uuid, Path, description = "The workspace id.")),
-    responses((status = 200, description = "Current owners and the membership history.", body = OwnersResponse))
-)]
+#[utoipa::path(operation_id = "listOwners", responses(
+    (status = 200, description = "Current owners and the membership history.", body = OwnersResponse),
+))]
 #[get("/owner/workspaces/{id}/owners")]
 async fn owners(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
     let (members, history) = membership::owners(&state.pool, &session.user_id, *id).await?;

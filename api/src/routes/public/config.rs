@@ -4,10 +4,9 @@ use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
 use shared::api::ConfigResponse;
 
-#[utoipa::path(
-    operation_id = "getConfig",
-    responses((status = 200, description = "Which sign-in the SPA should use.", body = ConfigResponse))
-)]
+#[utoipa::path(operation_id = "getConfig", responses(
+    (status = 200, description = "Which sign-in the SPA should use.", body = ConfigResponse),
+))]
 #[get("/config")]
 async fn config(state: web::Data<AppState>) -> HttpResponse {
     let s = &state.settings;

@@ -11,14 +11,10 @@ use actix_web::{get, web, HttpResponse};
 use shared::api::PublicProgram;
 use shared::Slug;
 
-#[utoipa::path(
-    operation_id = "getPublicProgram",
-    params(("slug" = Slug, Path, description = "The program's public slug.")),
-    responses(
-        (status = 200, description = "The program and its current notice.", body = PublicProgram),
-        (status = 404, description = "Unknown slug, inactive workspace or no notice published.", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "getPublicProgram", responses(
+    (status = 200, description = "The program and its current notice.", body = PublicProgram),
+    (status = 404, description = "Unknown slug, inactive workspace or no notice published."),
+))]
 #[get("/public/programs/{slug}")]
 async fn read(state: web::Data<AppState>, slug: web::Path<Slug>) -> Result<HttpResponse> {
     let client = state.pool.get().await.map_err(DbError::from)?;

@@ -24,17 +24,12 @@ impl TryFrom<SignupRequest> for NewSignup {
     }
 }
 
-#[utoipa::path(
-    operation_id = "signUp",
-    request_body = SignupRequest,
-    params(("slug" = Slug, Path, description = "The program's public slug.")),
-    responses(
-        (status = 202, description = "Received: the same answer for a new email, a known one and a replayed key.", body = SignupResponse),
-        (status = 404, description = "Unknown slug or no notice published.", body = shared::ErrorBody),
-        (status = 409, description = "The key is bound to other fields, or the form is closed, the notice outdated or `permission` not `true`.", body = shared::ErrorBody),
-        (status = 429, description = "A queue or hourly cap is reached, or too many new attempts from this address.", body = shared::ErrorBody, headers(("Retry-After" = u32, description = "Seconds to wait."))),
-    )
-)]
+#[utoipa::path(operation_id = "signUp", request_body = SignupRequest, responses(
+    (status = 202, description = "Received: the same answer for a new email, a known one and a replayed key.", body = SignupResponse),
+    (status = 404, description = "Unknown slug or no notice published."),
+    (status = 409, description = "The key is bound to other fields, or the form is closed, the notice outdated or `permission` not `true`."),
+    (status = 429, description = "A queue or hourly cap is reached, or too many new attempts from this address.", headers(("Retry-After" = u32, description = "Seconds to wait."))),
+))]
 #[post("/public/programs/{slug}/signups")]
 async fn signup(
     state: web::Data<AppState>,
