@@ -5,6 +5,10 @@
 //! screenshots of each main page at 1280 and 390 px to `artifacts/screenshots/`.
 
 #[path = "../common/mod.rs"]
+#[allow(
+    dead_code,
+    reason = "the browser tests use the database and sign-in part of the harness; the API tests use all of it"
+)]
 mod common;
 
 mod browser;
