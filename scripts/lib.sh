@@ -71,7 +71,8 @@ ensure_rust_tools() { # the WASM toolchain of TOOLCHAIN.md; never lets Trunk dow
 }
 
 # The root package.json's devDependencies, each pinned to an exact version: binaryen 132
-# (wasm-opt for Trunk) and @clerk/backend (Clerk's SDK, for the clerk-dev fidelity test).
+# (wasm-opt for Trunk), axe-core (the browser tests' accessibility checks) and @clerk/backend
+# (Clerk's SDK, for the clerk-dev fidelity test).
 # `npm ci` whenever one is missing or at another version. Node.js comes with the machine;
 # @clerk/backend needs Node >= 20.9, so an older one stops here with a clear message.
 ensure_npm_packages() {
@@ -85,7 +86,7 @@ ensure_npm_packages() {
         try { installed = require(`./node_modules/${name}/package.json`).version; } catch { process.exit(1); }
         if (installed !== version) process.exit(1);
       }'); then
-    say "npm ci (binaryen 132 for wasm-opt, @clerk/backend for the SDK fidelity test)"
+    say "npm ci (binaryen 132 for wasm-opt, axe-core for the accessibility checks, @clerk/backend for the SDK fidelity test)"
     (cd "$root" && npm ci --no-audit --no-fund --silent)
   fi
 }

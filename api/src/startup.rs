@@ -88,6 +88,7 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
             .app_data(http::path_config())
             .app_data(http::query_config())
             .wrap(from_fn(http::middleware::request_log))
+            .wrap(http::security_headers::SecurityHeaders::new(&state.settings))
             .configure(|cfg| routes::spa::configure(cfg, &state.settings.static_dir))
     })
     .workers(workers)

@@ -1,13 +1,15 @@
 //! The HTTP edge, shared by every route: the answers to failures ([`ApiError`]), the
 //! caller extractors, body and parameter limits, the Origin and CSRF guards, response
-//! headers, client addresses and the request log. Everything but the error mapping runs
-//! before a handler's own logic, so malformed input never reaches a route.
+//! headers (browser security headers in [`security_headers`]), client addresses and the
+//! request log. Everything but the error mapping runs before a handler's own logic, so
+//! malformed input never reaches a route.
 
 pub mod client_addr;
 pub mod csrf;
 pub mod error;
 pub mod extract;
 pub mod middleware;
+pub mod security_headers;
 
 pub use error::ApiError;
 

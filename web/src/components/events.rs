@@ -14,7 +14,8 @@ pub fn EventList(events: Vec<AuditEvent>, #[prop(optional)] program_id: Option<U
         .into_iter()
         .map(|e| {
             let entry = e.entry_id.zip(program_id).map(|(eid, pid)| {
-                view! { <A href=format!("/owner/programs/{pid}/entries/{eid}")>"entry"</A> }
+                let name = format!("Entry of event #{}", e.id);
+                view! { <A href=format!("/owner/programs/{pid}/entries/{eid}") attr:aria-label=name>"entry"</A> }
             });
             view! {
                 <li>

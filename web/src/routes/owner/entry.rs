@@ -23,7 +23,7 @@ use crate::routes::owner::{load_program, uuid_param};
 
 #[component]
 pub fn EntryPage() -> impl IntoView {
-    set_title("Entry");
+    set_title("Queue entry");
     let (id, entry_id) = (uuid_param("id"), uuid_param("entry"));
     let entry = LocalResource::new(move || {
         let (id, entry_id) = (id.get(), entry_id.get());
@@ -39,7 +39,7 @@ pub fn EntryPage() -> impl IntoView {
     view! {
         <RequireSignIn>
             {move || id.get().map(|id| view! {
-                <ProgramNav id/>
+                <ProgramNav id section="Queue entry"/>
                 <p><A href=format!("/owner/programs/{id}/queue")>"← Back to the queue"</A></p>
             })}
             <h1>"Entry"</h1>

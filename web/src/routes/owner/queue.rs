@@ -26,12 +26,12 @@ const PAGE_SIZE: i64 = 50;
 
 #[component]
 pub fn Queue() -> impl IntoView {
-    set_title("Queue");
+    set_title("Program queue");
     let id = uuid_param("id");
     let program = LocalResource::new(move || load_program(id.get()));
     view! {
         <RequireSignIn>
-            {move || id.get().map(|id| view! { <ProgramNav id/> })}
+            {move || id.get().map(|id| view! { <ProgramNav id section="Queue"/> })}
             <h1>"Queue"</h1>
             {loaded(program, move |r| match r {
                         Ok(p) => view! { <QueueView p/> }.into_any(),
@@ -147,7 +147,7 @@ fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSe
                         on:change=move |ev| { let on = event_target_checked(&ev); selected.update(|s| toggle(s, eid, on)); }/></td>
                     <td class="email"><A href=format!("/owner/programs/{program_id}/entries/{eid}")>{e.email}</A></td>
                     <td><StateBadge state=e.state.as_str()/></td>
-                    <td class="nowrap">{time(&e.created_at)}</td>
+                    <td class="nowrap joined">{time(&e.created_at)}</td>
                     <td class="hide-narrow">{format!("v{}", e.notice_version)}</td>
                 </tr>
             }
