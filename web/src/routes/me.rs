@@ -50,7 +50,7 @@ fn EntryCard(entry: OwnEntry, reload: Callback<String>) -> impl IntoView {
     let OwnEntry { program_slug: slug, state, joined_at, position } = entry;
     let pending = RwSignal::new(false);
     let failure = RwSignal::new(None::<ApiError>);
-    let can_withdraw = matches!(state.as_str(), "waiting" | "selected" | "invited" | "active");
+    let can_withdraw = state.may_become(EntryState::Withdrawn);
     let withdraw_slug = slug.clone();
     let withdraw = Callback::new(move |()| {
         let slug = withdraw_slug.clone();

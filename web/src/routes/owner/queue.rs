@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
 use shared::api::{EntryPage, EntrySearch, EntrySummary, Program};
+use shared::EntryState;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
@@ -21,7 +22,6 @@ use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::components::text::{label, time, StateBadge};
 use crate::routes::owner::{load_program, uuid_param};
 
-const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
 const PAGE_SIZE: i64 = 50;
 
 #[component]
@@ -99,7 +99,7 @@ fn QueueView(p: Program) -> impl IntoView {
                 <label for="queue-state">"State"</label>
                 <select id="queue-state" on:change=move |ev| state.set(event_target_value(&ev))>
                     <option value="">"All states"</option>
-                    {STATES.iter().map(|s| view! { <option value=*s>{label(s)}</option> }).collect_view()}
+                    {EntryState::ALL.iter().map(|s| view! { <option value=s.as_str()>{label(s.as_str())}</option> }).collect_view()}
                 </select>
             </div>
             <div class="grow">
