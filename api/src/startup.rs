@@ -1,27 +1,20 @@
 //! Building and running the server. `Application::build` binds (port 0 works, for
 //! tests; `build_with_listener` takes a bound one), `port()` tells where, `run()` serves
-//! until SIGTERM and then shuts down gracefully ([`crate::shutdown`]). Routes are mounted
-//! in audience order: health, the API (public, recipient, owner), then the SPA.
+//! until SIGTERM and then shuts down gracefully ([`crate::shutdown`]). Routes are registered once, in [`register`], in audience order: health,
+//! the API (public, recipient, owner); the OpenAPI document is collected from that same
+//! registration. The SPA comes last.
 
 use crate::config::Settings;
 use crate::identity::Identity;
 use crate::shutdown::{self, Shutdown};
-use crate::{db, http, routes};
-use actix_web::dev::Server;
+use crate::state::AppState;
+use crate::{db, http, openapi, routes};
+use actix_web::dev::{Server, ServiceFactory, ServiceRequest};
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
-use deadpool_postgres::Pool;
 use std::net::TcpListener;
 use std::time::Duration;
-
-/// What every handler can reach.
-pub struct AppState {
-    pub settings: Settings,
-    pub pool: Pool,
-    pub identity: Identity,
-    /// Cancelled when shutdown begins; background workers observe it.
-    pub shutdown: Shutdown,
-}
+use utoipa_actix_web::{scope, AppExt, UtoipaApp};
 
 pub struct Application {
     port: u16,
@@ -77,27 +70,33 @@ impl Application {
     }
 }
 
+/// Every documented route, registered once: the server mounts them and the OpenAPI
+/// document is collected from the same calls.
+pub fn register<T>(app: UtoipaApp<T>) -> UtoipaApp<T>
+where
+    T: ServiceFactory<ServiceRequest, Config = (), Error = actix_web::Error, InitError = ()>,
+{
+    app.service(routes::health::healthz).service(routes::health::readyz).service(
+        scope("/api")
+            .configure(routes::api)
+            .wrap(from_fn(http::middleware::no_store))
+            .wrap(from_fn(http::middleware::origin_guard))
+            .default_service(web::to(routes::not_found)),
+    )
+}
+
 fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
     let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
     let server = HttpServer::new(move || {
-        App::new()
-            .app_data(state.clone())
+        let (app, document) = register(App::new().into_utoipa_app().openapi(openapi::base())).split_for_parts();
+        openapi::publish(document);
+        app.app_data(state.clone())
             .app_data(http::json_config())
             .app_data(http::payload_config())
             .app_data(http::path_config())
             .app_data(http::query_config())
             .wrap(from_fn(http::middleware::request_log))
             .wrap(http::security_headers::SecurityHeaders::new(&state.settings))
-            .configure(routes::health::configure)
-            .service(
-                web::scope("/api")
-                    .wrap(from_fn(http::middleware::no_store))
-                    .wrap(from_fn(http::middleware::origin_guard))
-                    .configure(routes::public::configure)
-                    .configure(routes::me::configure)
-                    .configure(routes::owner::configure)
-                    .default_service(web::to(routes::not_found)),
-            )
             .configure(|cfg| routes::spa::configure(cfg, state.settings.static_dir.as_deref()))
     })
     .workers(workers)
@@ -119,7 +118,11 @@ fn spawn_pruner(state: &web::Data<AppState>) {
                 _ = stop.cancelled() => break,
                 _ = tick.tick() => {}
             }
-            if let Err(e) = db::rate_limits::prune(&pool).await {
+            let pruned = match pool.get().await {
+                Ok(client) => db::rate_limits::prune(&client).await.map(drop),
+                Err(e) => Err(e.into()),
+            };
+            if let Err(e) = pruned {
                 tracing::warn!(error = %e, "rate-limit pruning failed");
             }
         }

@@ -6,40 +6,25 @@
 //! Addresses are compared in canonical form on both sides (`IpAddr::to_canonical`): an
 //! IPv4 peer seen through a dual-stack listener arrives as `::ffff:a.b.c.d` and must
 //! still match an IPv4 entry of `TRUSTED_PROXIES`, or every client would share the
-//! proxy's bucket. The key a limit counts under ([`ClientKey`]) is the IPv4 address, or
-//! for IPv6 the /64 network the address lies in: a subscriber is usually given a whole
-//! /64, so keying by the full address would hand one client 2^64 fresh buckets.
+//! proxy's bucket. The address a limit counts under ([`client_addr`]) is the IPv4
+//! address, or for IPv6 the /64 network the address lies in (its first address): a
+//! subscriber is usually given a whole /64, so keying by the full address would hand one
+//! client 2^64 fresh buckets.
 
 use actix_web::HttpRequest;
-use std::fmt;
 use std::net::{IpAddr, Ipv6Addr};
 
-/// What a per-address limit counts under: an IPv4 address or an IPv6 /64 network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ClientKey(IpAddr);
-
-impl ClientKey {
-    pub fn of(ip: IpAddr) -> ClientKey {
-        match ip.to_canonical() {
-            IpAddr::V4(v4) => ClientKey(IpAddr::V4(v4)),
-            IpAddr::V6(v6) => ClientKey(IpAddr::V6(Ipv6Addr::from(v6.to_bits() & !((1u128 << 64) - 1)))),
-        }
-    }
+/// The address the request's per-address limits count under (see the module doc).
+pub fn client_addr(req: &HttpRequest, trusted: &[IpAddr]) -> Option<IpAddr> {
+    client_ip(req, trusted).map(limit_key)
 }
 
-/// `203.0.113.7` or `2001:db8:1:2::/64`.
-impl fmt::Display for ClientKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            IpAddr::V4(v4) => write!(f, "{v4}"),
-            IpAddr::V6(v6) => write!(f, "{v6}/64"),
-        }
+/// An IPv4 address as it is; an IPv6 address reduced to its /64 network.
+pub fn limit_key(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(v6.to_bits() & !((1u128 << 64) - 1))),
     }
-}
-
-/// The rate-limit key of the request's client (see the module doc).
-pub fn client_addr(req: &HttpRequest, trusted: &[IpAddr]) -> Option<ClientKey> {
-    client_ip(req, trusted).map(ClientKey::of)
 }
 
 /// The request's client address, canonical.
@@ -111,7 +96,7 @@ mod tests {
         let a = key("2001:db8:1:2::a", None, &[]);
         let b = key("2001:db8:1:2:ffff:ffff:ffff:ffff", None, &[]);
         let other = key("2001:db8:1:3::a", None, &[]);
-        assert_eq!(a, "2001:db8:1:2::/64");
+        assert_eq!(a, "2001:db8:1:2::");
         assert_eq!(a, b);
         assert_ne!(a, other);
         // Through a trusted proxy too.

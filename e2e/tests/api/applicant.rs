@@ -26,7 +26,7 @@ async fn own_status_shows_state_join_time_notice_position_and_no_invitation() {
     let r = b.try_status("beta").await;
     let status: shared::api::OwnWaitlistStatus = r.expect(200);
     assert_eq!(r.header("cache-control"), Some("private, no-store"));
-    assert_eq!(status.state, "waiting");
+    assert_eq!(status.state, shared::EntryState::Waiting);
     assert_eq!(status.notice_version, 1);
     assert_eq!(status.position, Some(2));
     assert_eq!(status.invitation, None);
@@ -67,7 +67,7 @@ async fn own_entries_lists_each_program_with_position_while_waiting() {
     assert_eq!(shown, [("beta", Some(2)), ("gamma", Some(1))]);
     app.exec("UPDATE entries SET state = 'selected' WHERE program_id = $1", &[&other]).await;
     let list = b.entries().await;
-    assert_eq!(list[1].state, "selected");
+    assert_eq!(list[1].state, shared::EntryState::Selected);
     assert_eq!(list[1].position, None, "no position once out of the waiting queue");
     let nobody = app.recipient("nobody@example.com").await;
     assert_eq!(nobody.entries().await, vec![]);
@@ -78,7 +78,7 @@ async fn withdrawal_answers_withdrawn_frees_the_queue_place_and_repeats_the_same
     let (app, _, program, _) = queue().await;
     let a = app.recipient("a@example.com").await;
     let r = a.try_withdraw("beta").await;
-    assert_eq!(r.expect::<WithdrawResponse>(200).state, "withdrawn");
+    assert_eq!(r.expect::<WithdrawResponse>(200).state, shared::EntryState::Withdrawn);
     // The wire shape itself, pinned as raw JSON: a rename in `shared` must show here.
     assert_eq!(r.json(), json!({"state": "withdrawn"}));
     let again = a.try_withdraw("beta").await;
@@ -147,11 +147,11 @@ async fn withdrawal_revokes_an_issued_invitation_and_an_active_grant() {
     let b = app.recipient("b@example.com").await;
     let (invitation, grant) = invitation_and_grant(&app, program, &b.user_id).await;
     let status = a.status("beta").await;
-    assert_eq!(status.invitation.map(|i| i.state), Some("issued".to_owned()));
+    assert_eq!(status.invitation.map(|i| i.state), Some(shared::InvitationState::Issued));
     assert_eq!(status.position, None);
 
     for user in [&a, &b, &a, &b] {
-        assert_eq!(user.withdraw("beta").await, WithdrawResponse { state: "withdrawn".into() });
+        assert_eq!(user.withdraw("beta").await, WithdrawResponse { state: shared::EntryState::Withdrawn });
     }
     let inv: String = app.scalar("SELECT state FROM invitations WHERE id = $1", &[&invitation]).await;
     assert_eq!(inv, "revoked");
@@ -163,5 +163,8 @@ async fn withdrawal_revokes_an_issued_invitation_and_an_active_grant() {
     assert!(events[0].contains(&invitation.to_string()));
     assert!(events[1].contains(&grant.to_string()));
     let status = a.status("beta").await;
-    assert_eq!((status.state.as_str(), status.invitation.map(|i| i.state)), ("withdrawn", Some("revoked".to_owned())));
+    assert_eq!(
+        (status.state, status.invitation.map(|i| i.state)),
+        (shared::EntryState::Withdrawn, Some(shared::InvitationState::Revoked))
+    );
 }

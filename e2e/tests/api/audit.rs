@@ -11,7 +11,7 @@ async fn every_mutation_writes_exactly_one_event_without_email_or_code() {
     let (owner, _, program) = app.queue_of("audited", 4).await;
     let e = app.queued_entries(program, 4).await;
     let before = owner.all_events(program, 3).await;
-    let signups = before.iter().filter(|e| e.kind == "signup").count();
+    let signups = before.iter().filter(|e| e.kind == shared::EventType::Signup).count();
     assert_eq!(signups, 4);
     let mut count = before.len();
 
@@ -53,7 +53,7 @@ async fn every_mutation_writes_exactly_one_event_without_email_or_code() {
         assert!(!details.contains("secret text"), "no content in {details}");
         assert!(!details.contains(code.as_str()), "no code in {details}");
     }
-    let selected = events.iter().find(|e| e.kind == "selected").unwrap();
+    let selected = events.iter().find(|e| e.kind == shared::EventType::Selected).unwrap();
     assert_eq!(selected.details["reasonCode"], "meets_policy");
     assert_eq!(selected.entry_id, Some(e[0]));
 }
@@ -66,7 +66,7 @@ async fn events_are_paged_in_id_order_with_an_opaque_cursor() {
     assert!(all.len() >= 6, "the program's setup and five signups");
     assert_eq!(owner.all_events(program, 4).await, all, "pages concatenate to the whole history");
     assert!(all.windows(2).all(|w| w[0].id < w[1].id), "id order");
-    assert_eq!(all.iter().filter(|e| e.kind == "signup").count(), 5);
+    assert_eq!(all.iter().filter(|e| e.kind == shared::EventType::Signup).count(), 5);
     for bad in ["?limit=0", "?limit=101", "?cursor=%21", "?cursor=AAAA", "?since=1"] {
         owner.get(&format!("/api/owner/programs/{program}/events{bad}")).await.assert(400);
     }

@@ -32,7 +32,7 @@ async fn the_code_appears_in_exactly_one_response_and_only_its_digest_is_stored(
     assert_eq!(r.header("cache-control"), Some("private, no-store"));
     let code = issued.code.expect("the first answer has the code");
     assert_eq!(code.len(), 43);
-    assert_eq!(issued.invitation.state, "issued");
+    assert_eq!(issued.invitation.state, shared::InvitationState::Issued);
     let invitation = issued.invitation.id;
 
     // The same key and fields: the same invitation, without a code.
@@ -98,14 +98,14 @@ async fn revoke_frees_the_seat_and_a_new_key_reissues() {
     owner.try_issue(program, a, &expiring_in(3)).await.expect_error(409, "invitation_outstanding");
 
     let r = owner.try_revoke_invitation(invitation).await;
-    assert_eq!(r.expect::<shared::api::Invitation>(200).state, "revoked");
+    assert_eq!(r.expect::<shared::api::Invitation>(200).state, shared::InvitationState::Revoked);
     assert!(!r.text.contains(&first_code));
     owner.try_revoke_invitation(invitation).await.assert(409);
-    assert_eq!(owner.entry(program, a).await.state, "selected");
+    assert_eq!(owner.entry(program, a).await.state, shared::EntryState::Selected);
 
     // The old key still answers what it did, without a code; a new key reissues.
     let replay: IssuedInvitation = owner.try_issue(program, a, &first_request).await.expect(200);
-    assert_eq!(replay.invitation.state, "revoked");
+    assert_eq!(replay.invitation.state, shared::InvitationState::Revoked);
     assert_eq!(replay.code, None);
     let reissued = owner.issue(program, a).await;
     assert_ne!(reissued.code, first.code);
@@ -134,7 +134,7 @@ async fn an_expired_invitation_is_marked_expired_before_the_reissue() {
         app.row("SELECT state, terminal_at IS NOT NULL FROM invitations WHERE id = $1", &[&old.invitation.id]).await;
     assert_eq!((row.get::<_, &str>(0), row.get::<_, bool>(1)), ("expired", true));
     let detail = owner.entry(program, entry).await;
-    assert_eq!(detail.state, "invited");
+    assert_eq!(detail.state, shared::EntryState::Invited);
     let states: Vec<&str> = detail.invitations.iter().map(|i| i.state.as_str()).collect();
     assert_eq!(states, ["expired", "issued"]);
     let types = entry_event_types(&app, entry).await;
@@ -216,7 +216,7 @@ async fn grant_revocation_deactivates_the_grant_and_denies_the_next_read() {
     gina.redeem(&invited.code).await;
     gina.early_access("granted").await;
     let detail = owner.entry(program, entry).await;
-    assert_eq!(detail.state, "active");
+    assert_eq!(detail.state, shared::EntryState::Active);
     let grant = detail.grant.expect("the redemption made a grant");
     assert!(grant.active);
 
@@ -225,7 +225,7 @@ async fn grant_revocation_deactivates_the_grant_and_denies_the_next_read() {
     assert!(revoked.revoked_at.is_some());
     gina.try_early_access("granted").await.assert(404);
     owner.try_revoke_grant(grant.id).await.assert(409);
-    assert_eq!(owner.entry(program, entry).await.state, "revoked");
+    assert_eq!(owner.entry(program, entry).await.state, shared::EntryState::Revoked);
     let types = entry_event_types(&app, entry).await;
     assert_eq!(types.last().map(String::as_str), Some("grant_revoked"));
     assert_eq!(types.iter().filter(|t| *t == "grant_revoked").count(), 1);

@@ -244,8 +244,8 @@ async fn stats_show_this_hours_intake_and_every_state() {
     let stats = owner.stats(program).await;
     let hours: Vec<i64> = stats.intake_hours.iter().map(|h| h.admitted).collect();
     assert_eq!(hours, vec![4, 2], "last 48 hours only, oldest first");
-    assert_eq!(stats.states["waiting"], 1);
-    assert_eq!(stats.states["selected"], 1);
-    assert_eq!(stats.states["revoked"], 0);
+    assert_eq!(stats.states[&shared::EntryState::Waiting], 1);
+    assert_eq!(stats.states[&shared::EntryState::Selected], 1);
+    assert_eq!(stats.states[&shared::EntryState::Revoked], 0);
     assert_eq!(stats.states.len(), 7);
 }

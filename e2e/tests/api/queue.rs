@@ -102,7 +102,7 @@ async fn entry_detail_has_the_notice_choice_time_invitations_grant_and_history_b
     let d: shared::api::EntryDetail = r.expect(200);
     assert!(!r.text.contains(&invited.code));
     assert_eq!(d.email, "dana@example.com");
-    assert_eq!(d.state, "invited");
+    assert_eq!(d.state, shared::EntryState::Invited);
     assert_eq!(d.notice.version, 1);
     assert_eq!(d.notice.contact_text, "We will email you once.");
     let permission_at: chrono::DateTime<chrono::Utc> =
@@ -154,7 +154,7 @@ async fn decisions_use_fixed_allow_lists_and_the_state_machine() {
     owner.try_withdraw(program, e0, "bored").await.assert(400);
 
     let r = owner.try_select(program, e0, "priority_group").await;
-    assert_eq!(r.expect::<EntryStateResponse>(200), EntryStateResponse { id: e0, state: "selected".into() });
+    assert_eq!(r.expect::<EntryStateResponse>(200), EntryStateResponse { id: e0, state: shared::EntryState::Selected });
     // The wire shape itself, pinned as raw JSON: a rename in `shared` must show here.
     assert_eq!(r.json(), json!({"id": e0, "state": "selected"}));
     owner.try_select(program, e0, "priority_group").await.expect_error(409, "invalid_transition");
@@ -168,7 +168,7 @@ async fn decisions_use_fixed_allow_lists_and_the_state_machine() {
 
     // The owner-recorded withdrawal is the applicant's transition: it revokes the issued
     // invitation, and repeating it answers the same.
-    assert_eq!(owner.withdraw(program, e0, "applicant_request").await.state, "withdrawn");
+    assert_eq!(owner.withdraw(program, e0, "applicant_request").await.state, shared::EntryState::Withdrawn);
     owner.withdraw(program, e0, "applicant_request").await;
     owner.try_withdraw(program, e1, "owner_policy").await.assert(409);
     owner.decline(program, e2, "duplicate_person").await;

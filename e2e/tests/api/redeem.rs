@@ -20,7 +20,7 @@ async fn the_invited_recipient_redeems_once_and_reads_the_content() {
 
     let r = rita.try_redeem(&invited.code).await;
     let redeemed: RedeemResponse = r.expect(200);
-    assert_eq!(redeemed, RedeemResponse { program_slug: "beta-one".into(), state: "active".into() });
+    assert_eq!(redeemed, RedeemResponse { program_slug: "beta-one".into(), state: shared::EntryState::Active });
     // The wire shape itself, pinned as raw JSON: a rename in `shared` must show here.
     assert_eq!(r.json(), json!({"programSlug": "beta-one", "state": "active"}));
     let content = rita.try_early_access("beta-one").await;

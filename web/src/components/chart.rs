@@ -4,13 +4,12 @@
 
 use leptos::prelude::*;
 use shared::api::{IntakeHour, ProgramStats};
+use shared::EntryState;
 use uuid::Uuid;
 
 use crate::api;
 use crate::components::status::loaded;
 use crate::components::text::label;
-
-const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
 
 /// A program's intake chart and state funnel, loaded on their own.
 #[component]
@@ -18,7 +17,8 @@ pub fn Activity(id: Uuid) -> impl IntoView {
     let stats = LocalResource::new(move || api::get::<ProgramStats>(format!("/api/owner/programs/{id}/stats")));
     loaded(stats, move |r| match r {
         Ok(s) => {
-            let states = STATES.iter().map(|k| (k.to_string(), s.states.get(*k).copied().unwrap_or(0))).collect();
+            let states =
+                EntryState::ALL.iter().map(|k| (k.to_string(), s.states.get(k).copied().unwrap_or(0))).collect();
             view! {
                 <p class="chart-title">"Sign-ups per hour (UTC)"</p>
                 <IntakeChart counts=last_day(&s.intake_hours)/>

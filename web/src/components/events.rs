@@ -21,8 +21,8 @@ pub fn EventList(events: Vec<AuditEvent>, #[prop(optional)] program_id: Option<U
                 <li>
                     <span class="event-id">{format!("#{}", e.id)}</span>
                     <span class="event-main">
-                        <strong>{label(&e.kind)}</strong>
-                        {format!(" by {} · {}", e.actor_kind, time(&e.at))}
+                        <strong>{label(e.kind.as_str())}</strong>
+                        {format!(" by {} · {}", e.actor_kind.as_str(), time(&e.at))}
                         {entry.map(|link| view! { " · " {link} })}
                     </span>
                     <span class="event-details muted small">{details(&e.details)}</span>

@@ -60,7 +60,7 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
         bind_addr: "127.0.0.1:0".into(),
         app_env: AppEnv::Development,
         app_origins: vec![ORIGIN.into()],
-        signup_binding_key: vec![1; 32],
+        hmac_key: vec![1; 32],
         csrf_key: vec![2; 32],
         clerk_secret_key: clerk.secret.clone(),
         clerk_api_url: clerk.url.clone(),

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
 use shared::api::{EntryDetail, IssuedInvitation, Program};
+use shared::InvitationState;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
@@ -84,7 +85,7 @@ fn EntryView(
         <section class="card">
             <div class="row spread">
                 <h2 class="email">{e.email.clone()}</h2>
-                <StateBadge state=e.state.clone()/>
+                <StateBadge state=e.state.as_str()/>
             </div>
             <p class="muted">{format!("Joined {} · agreed to notice version {} at {}", time(&e.created_at), notice.version, time(&e.permission_at))}</p>
         </section>
@@ -119,14 +120,14 @@ fn Invitations(e: EntryDetail, code: RwSignal<Option<OneTimeCode>>, reload: Call
         .map(|inv| {
             let inv_id: Uuid = inv.id;
             let shown_above = move || code.with(|c| c.as_ref().is_some_and(|c| c.invitation.id == inv_id));
-            let needs_delivery = inv.state == "issued" && inv.delivery.is_none();
+            let needs_delivery = inv.state == InvitationState::Issued && inv.delivery.is_none();
             let delivery = inv.delivery.map(|d| {
                 let reference = d.reference.map(|r| format!(" · ref {r}")).unwrap_or_default();
                 format!("Sent by {} on {}{reference}", crate::components::text::label(&d.channel), time(&d.recorded_at))
             });
             view! {
                 <li>
-                    <div class="row spread"><strong>"Invitation"</strong><StateBadge state=inv.state/></div>
+                    <div class="row spread"><strong>"Invitation"</strong><StateBadge state=inv.state.as_str()/></div>
                     <p class="muted small">{format!("Issued {} · expires {}", time(&inv.issued_at), time(&inv.expires_at))}</p>
                     {delivery.map(|d| view! { <p class="small">{d}</p> })}
                     {move || (needs_delivery && !shown_above()).then(|| view! { <DeliveryForm invitation_id=inv_id on_recorded=reload/> })}

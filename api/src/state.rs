@@ -1,0 +1,16 @@
+//! What every request and background task can reach: the settings, the database pool
+//! and the identity provider's clients. Built once by `startup`, shared by reference.
+
+use crate::config::Settings;
+use crate::identity::Identity;
+use crate::shutdown::Shutdown;
+use deadpool_postgres::Pool;
+
+pub struct AppState {
+    pub settings: Settings,
+    pub pool: Pool,
+    pub identity: Identity,
+    /// Cancelled when shutdown begins: background workers observe it and are spawned
+    /// through it, so shutdown waits for them ([`crate::shutdown`]).
+    pub shutdown: Shutdown,
+}
