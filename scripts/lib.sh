@@ -66,12 +66,29 @@ ensure_rust_tools() { # the WASM toolchain of TOOLCHAIN.md; never lets Trunk dow
     say "cargo install trunk 0.21.14 (about 12 minutes, once)"
     cargo install --locked trunk --version 0.21.14 --force
   fi
-  if ! "$root/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version_132"; then
-    command -v npm >/dev/null || apt_install nodejs npm
-    say "npm ci (binaryen 132 for wasm-opt)"
+  ensure_npm_packages
+  command -v cargo-nextest >/dev/null || { say "cargo install cargo-nextest"; cargo install --locked cargo-nextest; }
+}
+
+# The root package.json's devDependencies, each pinned to an exact version: binaryen 132
+# (wasm-opt for Trunk), axe-core (the browser tests' accessibility checks) and @clerk/backend
+# (Clerk's SDK, for the clerk-dev fidelity test).
+# `npm ci` whenever one is missing or at another version. Node.js comes with the machine;
+# @clerk/backend needs Node >= 20.9, so an older one stops here with a clear message.
+ensure_npm_packages() {
+  command -v npm >/dev/null || apt_install nodejs npm
+  node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 9) ? 0 : 1)' \
+    || die "Node.js $(node --version) is too old: @clerk/backend needs >= 20.9"
+  if ! (cd "$root" && node -e '
+      const wanted = require("./package.json").devDependencies;
+      for (const [name, version] of Object.entries(wanted)) {
+        let installed;
+        try { installed = require(`./node_modules/${name}/package.json`).version; } catch { process.exit(1); }
+        if (installed !== version) process.exit(1);
+      }'); then
+    say "npm ci (binaryen 132 for wasm-opt, axe-core for the accessibility checks, @clerk/backend for the SDK fidelity test)"
     (cd "$root" && npm ci --no-audit --no-fund --silent)
   fi
-  command -v cargo-nextest >/dev/null || { say "cargo install cargo-nextest"; cargo install --locked cargo-nextest; }
 }
 
 ensure_browser() { # Debian's Chromium and ChromeDriver for the browser tests

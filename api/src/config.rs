@@ -19,7 +19,9 @@ pub struct Settings {
     pub bind_addr: String,
     pub app_env: AppEnv,
     pub app_origins: Vec<String>,
-    pub signup_binding_key: Vec<u8>,
+    /// The server-wide HMAC key (`SIGNUP_BINDING_KEY`): request-key bindings of signups
+    /// and owner actions, and rate-limit subjects.
+    pub hmac_key: Vec<u8>,
     pub csrf_key: Vec<u8>,
     pub clerk_secret_key: String,
     pub clerk_api_url: String,
@@ -115,7 +117,7 @@ impl Settings {
             bind_addr: var("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
             app_env,
             app_origins: list("APP_ORIGINS"),
-            signup_binding_key: key("SIGNUP_BINDING_KEY")?,
+            hmac_key: key("SIGNUP_BINDING_KEY")?,
             csrf_key: key("CSRF_KEY")?,
             clerk_secret_key: var("CLERK_SECRET_KEY").ok_or_else(|| err("CLERK_SECRET_KEY is required"))?,
             clerk_api_url: var("CLERK_API_URL").unwrap_or_else(|| "https://api.clerk.com".into()),
@@ -136,10 +138,10 @@ impl Settings {
 
     /// The checks that hold in every environment, plus production's refusals.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.signup_binding_key.len() < MIN_KEY_BYTES || self.csrf_key.len() < MIN_KEY_BYTES {
+        if self.hmac_key.len() < MIN_KEY_BYTES || self.csrf_key.len() < MIN_KEY_BYTES {
             return Err(err("SIGNUP_BINDING_KEY and CSRF_KEY must be at least 32 bytes"));
         }
-        if self.signup_binding_key == self.csrf_key {
+        if self.hmac_key == self.csrf_key {
             return Err(err("SIGNUP_BINDING_KEY and CSRF_KEY must differ"));
         }
         if self.app_origins.is_empty() {
@@ -225,7 +227,7 @@ mod production_tests {
             bind_addr: "0.0.0.0:8080".into(),
             app_env: AppEnv::Production,
             app_origins: vec!["https://waitlist.example.com".into()],
-            signup_binding_key: vec![1; 32],
+            hmac_key: vec![1; 32],
             csrf_key: vec![2; 32],
             clerk_secret_key: format!("sk_live_{}", "x".repeat(40)),
             clerk_api_url: "https://api.clerk.com".into(),
@@ -270,10 +272,10 @@ mod production_tests {
     #[test]
     fn every_environment_refuses_short_or_shared_keys() {
         refused(|s| s.csrf_key = vec![2; 31], "32 bytes");
-        refused(|s| s.csrf_key = s.signup_binding_key.clone(), "differ");
+        refused(|s| s.csrf_key = s.hmac_key.clone(), "differ");
         let mut dev = production();
         dev.app_env = AppEnv::Development;
-        dev.signup_binding_key = vec![1; 8];
+        dev.hmac_key = vec![1; 8];
         assert!(dev.validate().is_err());
     }
 

@@ -1,131 +1,70 @@
-//! The state machines (SPEC §4), one place that answers "may this transition happen",
-//! used by every writer. Entries: waiting → selected → invited → active, plus declined,
-//! withdrawn, revoked. Invitations: issued → redeemed | revoked | expired.
+//! The domain's vocabulary on the server side. The state machines themselves live in
+//! `shared::states` (one table for the server and the SPA); this module turns the table
+//! into proofs: an [`EntryMove`] or [`InvitationMove`] exists only if the table allows
+//! it, and the data layer's only writers of `entries.state` and `invitations.state`
+//! take one. So every state change, whoever makes it, passes the same check.
 
-use std::fmt;
+pub use shared::states::{ActorKind, EntryState, EventType, InvitationState};
 
+/// The table refused a transition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("invalid transition")]
+pub struct InvalidTransition;
+
+/// An entry transition the table allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryState {
-    Waiting,
-    Selected,
-    Invited,
-    Active,
-    Declined,
-    Withdrawn,
-    Revoked,
+pub struct EntryMove {
+    from: EntryState,
+    to: EntryState,
 }
 
-impl EntryState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EntryState::Waiting => "waiting",
-            EntryState::Selected => "selected",
-            EntryState::Invited => "invited",
-            EntryState::Active => "active",
-            EntryState::Declined => "declined",
-            EntryState::Withdrawn => "withdrawn",
-            EntryState::Revoked => "revoked",
+impl EntryMove {
+    pub fn new(from: EntryState, to: EntryState) -> Result<Self, InvalidTransition> {
+        if from.may_become(to) {
+            Ok(EntryMove { from, to })
+        } else {
+            Err(InvalidTransition)
         }
     }
 
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "waiting" => EntryState::Waiting,
-            "selected" => EntryState::Selected,
-            "invited" => EntryState::Invited,
-            "active" => EntryState::Active,
-            "declined" => EntryState::Declined,
-            "withdrawn" => EntryState::Withdrawn,
-            "revoked" => EntryState::Revoked,
-            _ => return None,
-        })
+    pub fn from(self) -> EntryState {
+        self.from
     }
 
-    /// Whether an entry may move from `self` to `to`. Conditions that depend on other
-    /// rows (no issued invitation for a decline, a live seat for an issue) are checked
-    /// by the writer under its locks.
-    pub fn may_become(self, to: EntryState) -> bool {
-        use EntryState::*;
-        matches!(
-            (self, to),
-            (Waiting, Selected)
-                | (Waiting | Selected, Declined)
-                | (Selected, Invited)
-                | (Invited, Selected)
-                | (Invited, Active)
-                | (Active, Revoked)
-                | (Waiting | Selected | Invited | Active, Withdrawn)
-        )
-    }
-
-    /// Whether the entry counts toward the queue cap (every entry but a withdrawn one).
-    pub fn counts_in_queue(self) -> bool {
-        self != EntryState::Withdrawn
+    pub fn to(self) -> EntryState {
+        self.to
     }
 }
 
-impl fmt::Display for EntryState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
+/// An invitation transition the table allows (only out of `issued`, once).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InvitationState {
-    Issued,
-    Redeemed,
-    Revoked,
-    Expired,
+pub struct InvitationMove {
+    to: InvitationState,
 }
 
-impl InvitationState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InvitationState::Issued => "issued",
-            InvitationState::Redeemed => "redeemed",
-            InvitationState::Revoked => "revoked",
-            InvitationState::Expired => "expired",
+impl InvitationMove {
+    pub fn new(from: InvitationState, to: InvitationState) -> Result<Self, InvalidTransition> {
+        if from.may_become(to) {
+            Ok(InvitationMove { to })
+        } else {
+            Err(InvalidTransition)
         }
     }
 
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "issued" => InvitationState::Issued,
-            "redeemed" => InvitationState::Redeemed,
-            "revoked" => InvitationState::Revoked,
-            "expired" => InvitationState::Expired,
-            _ => return None,
-        })
-    }
-
-    /// Only an issued invitation changes state, and only once.
-    pub fn may_become(self, to: InvitationState) -> bool {
-        self == InvitationState::Issued && to != InvitationState::Issued
+    pub fn to(self) -> InvitationState {
+        self.to
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::EntryState::*;
+    use super::*;
 
     #[test]
-    fn terminal_states_stay_terminal() {
-        for from in [Declined, Withdrawn, Revoked] {
-            for to in [Waiting, Selected, Invited, Active, Declined, Withdrawn, Revoked] {
-                assert!(!from.may_become(to), "{from} -> {to}");
-            }
-        }
-    }
-
-    #[test]
-    fn the_happy_path_and_its_exits() {
-        assert!(Waiting.may_become(Selected));
-        assert!(Selected.may_become(Invited));
-        assert!(Invited.may_become(Active));
-        assert!(Active.may_become(Revoked));
-        assert!(!Waiting.may_become(Invited));
-        assert!(!Invited.may_become(Declined));
-        assert!(!Active.may_become(Declined));
-        assert!(Active.may_become(Withdrawn));
+    fn moves_exist_only_where_the_table_allows_them() {
+        assert!(EntryMove::new(EntryState::Waiting, EntryState::Selected).is_ok());
+        assert_eq!(EntryMove::new(EntryState::Declined, EntryState::Selected), Err(InvalidTransition));
+        assert!(InvitationMove::new(InvitationState::Issued, InvitationState::Redeemed).is_ok());
+        assert_eq!(InvitationMove::new(InvitationState::Redeemed, InvitationState::Revoked), Err(InvalidTransition));
     }
 }

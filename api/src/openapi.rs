@@ -1,16 +1,21 @@
-//! The OpenAPI document of the HTTP API, served at `GET /api/openapi.json` and built
-//! from the code: each handler carries its `#[utoipa::path]` (method, path, body,
-//! parameters, its own answers), the schemas are the `shared::api` wire types, and
-//! [`EdgeAnswers`] adds, by one rule per guard, the answers that come from the edge
-//! rather than from a handler (body limits, Origin, session, CSRF, unparsable path ids,
-//! unavailable dependencies), so they are stated once where they are decided.
+//! The OpenAPI document of the HTTP API, served at `GET /api/openapi.json`. It is
+//! collected from the routes' own registration (`utoipa_actix_web`, in
+//! `startup::register`): each handler carries its `#[utoipa::path]` (operation id, body,
+//! parameters, its own answers), its path and method come from its actix attribute, and
+//! the schemas are the `shared::api` wire types. [`EdgeAnswers`] then adds, by one rule
+//! each, what every operation of a kind shares: tags and security by audience, and the
+//! answers that come from the edge rather than from a handler (body limits, Origin,
+//! session, CSRF, the uniform 404, unavailable dependencies) — each stated once, where it
+//! is decided.
 
-use crate::routes::{health, me, owner, public};
-use actix_web::HttpResponse;
+use actix_web::{get, HttpResponse};
 use std::sync::OnceLock;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{HttpMethod, Operation, ParameterBuilder, ParameterIn};
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::schema::{KnownFormat, SchemaFormat};
+use utoipa::openapi::security::{
+    ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
+};
 use utoipa::openapi::{
     ContentBuilder, ObjectBuilder, OpenApi as Document, Ref, RefOr, Required, Response, ResponseBuilder, Type,
 };
@@ -32,49 +37,12 @@ as `Authorization: Bearer <jwt>` or in the `__session` cookie (401 otherwise). S
 need `X-CSRF-Token` equal to the `csrfToken` from `GET /api/me` (403 `csrf_rejected` otherwise). Owner \
 routes answer a non-owner with the same 404 as an absent object.";
 
+/// What the registration cannot say: the title, the description, the tags and the error
+/// body's schema. The paths come from `startup::register`.
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Vestibule API", description = DESCRIPTION, license(name = "MIT")),
-    paths(
-        health::healthz,
-        health::readyz,
-        serve,
-        public::config::config,
-        public::programs::read,
-        public::signup::signup,
-        me::session::me,
-        me::entries::list,
-        me::waitlist::status,
-        me::waitlist::withdraw,
-        me::redeem::redeem,
-        me::early_access::early_access,
-        owner::workspaces::list,
-        owner::workspaces::owners,
-        owner::programs::create,
-        owner::programs::list,
-        owner::programs::read,
-        owner::programs::patch,
-        owner::programs::stats,
-        owner::notices::publish,
-        owner::entries::list,
-        owner::entries::search,
-        owner::entries::detail,
-        owner::export::export,
-        owner::decisions::select_bulk,
-        owner::decisions::select,
-        owner::decisions::decline,
-        owner::decisions::withdraw,
-        owner::invitations::issue,
-        owner::invitations::issue_bulk,
-        owner::invitations::delivery_record,
-        owner::invitations::revoke,
-        owner::grants::revoke,
-        owner::content::get,
-        owner::content::put,
-        owner::events::list,
-    ),
     components(schemas(shared::ErrorBody)),
-    modifiers(&EdgeAnswers),
     tags(
         (name = "operations", description = "Liveness, readiness and this document."),
         (name = "public", description = "No session: the signup form and its notice."),
@@ -82,24 +50,31 @@ routes answer a non-owner with the same 404 as an absent object.";
         (name = "owner", description = "A signed-in owner of an active workspace."),
     )
 )]
-pub struct ApiDoc;
+struct Base;
 
-/// The document, built once.
-pub fn document() -> &'static str {
-    static JSON: OnceLock<String> = OnceLock::new();
-    JSON.get_or_init(|| ApiDoc::openapi().to_json().expect("the OpenAPI document serializes"))
+/// The document's start, before the routes register their paths.
+pub fn base() -> Document {
+    Base::openapi()
+}
+
+static DOCUMENT: OnceLock<String> = OnceLock::new();
+
+/// Completes a collected document with the edge answers and keeps it for [`serve`]. Every
+/// worker collects the same document; the first one kept is served.
+pub fn publish(mut doc: Document) {
+    DOCUMENT.get_or_init(|| {
+        EdgeAnswers.modify(&mut doc);
+        doc.to_json().expect("the OpenAPI document serializes")
+    });
 }
 
 /// This document.
-#[utoipa::path(
-    get,
-    path = "/api/openapi.json",
-    operation_id = "getOpenApi",
-    tag = "operations",
-    responses((status = 200, description = "The OpenAPI document of this API.", body = Object))
-)]
+#[utoipa::path(operation_id = "getOpenApi", responses(
+    (status = 200, description = "The OpenAPI document of this API.", body = Object),
+))]
+#[get("/openapi.json")]
 pub async fn serve() -> HttpResponse {
-    HttpResponse::Ok().content_type("application/json").body(document())
+    HttpResponse::Ok().content_type("application/json").body(DOCUMENT.get().map(String::as_str).unwrap_or("{}"))
 }
 
 /// The answers of the guards every request passes before its handler, each added to the
@@ -111,7 +86,10 @@ pub async fn serve() -> HttpResponse {
 ///   plus the `X-CSRF-Token` header parameter when signed in;
 /// * signed in: 401 without a valid session token;
 /// * under `/api` except the two routes that read only settings: 503 when the database
-///   or the identity provider is unavailable.
+///   or the identity provider is unavailable;
+/// * and, by audience (the path's prefix): the tag, and for `/api/me` and `/api/owner`
+///   the session-token security requirement; every owner operation may answer the
+///   uniform 404.
 struct EdgeAnswers;
 
 const NO_DEPENDENCY: &[&str] = &["getOpenApi", "getConfig"];
@@ -141,6 +119,7 @@ impl Modify for EdgeAnswers {
         }
         for (path, item) in doc.paths.paths.iter_mut() {
             let under_api = path.starts_with("/api/");
+            let audience = Audience::of(path);
             let operations = [
                 (HttpMethod::Get, &mut item.get),
                 (HttpMethod::Post, &mut item.post),
@@ -150,10 +129,103 @@ impl Modify for EdgeAnswers {
             ];
             for (method, operation) in operations {
                 if let Some(operation) = operation {
+                    audience.mark(operation);
+                    describe_path_parameters(path, operation);
                     add_edge_answers(operation, method != HttpMethod::Get, under_api);
                 }
             }
         }
+    }
+}
+
+/// Who a path is for, from its prefix.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Audience {
+    Operations,
+    Public,
+    Recipient,
+    Owner,
+}
+
+impl Audience {
+    fn of(path: &str) -> Audience {
+        if path.starts_with("/api/owner") {
+            Audience::Owner
+        } else if path.starts_with("/api/me") {
+            Audience::Recipient
+        } else if path.starts_with("/api/public") || path == "/api/config" {
+            Audience::Public
+        } else {
+            Audience::Operations
+        }
+    }
+
+    fn mark(self, op: &mut Operation) {
+        let tag = match self {
+            Audience::Operations => "operations",
+            Audience::Public => "public",
+            Audience::Recipient => "recipient",
+            Audience::Owner => "owner",
+        };
+        op.tags = Some(vec![tag.to_owned()]);
+        if matches!(self, Audience::Recipient | Audience::Owner) {
+            let either = [SIGNED_IN, SESSION_COOKIE].map(|name| SecurityRequirement::new(name, Vec::<String>::new()));
+            op.security = Some(either.to_vec());
+            if self == Audience::Owner {
+                op.responses
+                    .responses
+                    .entry("404".to_owned())
+                    .or_insert_with(|| RefOr::Ref(Ref::from_response_name("OwnerNotFound")));
+            }
+        }
+    }
+}
+
+/// Every `{name}` of the path as a required path parameter, described once here: a slug
+/// is a string with the slug pattern, anything else a UUID naming the object its path
+/// segment says. Parameters the framework already derived from the handler are kept
+/// and given the same description.
+fn describe_path_parameters(path: &str, op: &mut Operation) {
+    let segments: Vec<&str> = path.split('/').collect();
+    let mut declared = Vec::new();
+    for (i, segment) in segments.iter().enumerate() {
+        let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else { continue };
+        let (description, schema) = match name {
+            "slug" => {
+                ("The program's public slug.", ObjectBuilder::new().schema_type(Type::String).pattern(Some(SLUG)))
+            }
+            "entryId" => ("The entry id.", uuid()),
+            _ => (object_named_by(segments.get(i.wrapping_sub(1)).copied().unwrap_or_default()), uuid()),
+        };
+        declared.push(
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(ParameterIn::Path)
+                .required(Required::True)
+                .description(Some(description))
+                .schema(Some(schema))
+                .build(),
+        );
+    }
+    let others = op.parameters.take().unwrap_or_default().into_iter().filter(|p| p.parameter_in != ParameterIn::Path);
+    declared.extend(others);
+    op.parameters = (!declared.is_empty()).then_some(declared);
+}
+
+const SLUG: &str = r"^[a-z0-9-]{3,60}$";
+
+fn uuid() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::String).format(Some(SchemaFormat::KnownFormat(KnownFormat::Uuid)))
+}
+
+/// `…/programs/{id}` names a program, `…/invitations/{id}` an invitation, and so on.
+fn object_named_by(collection: &str) -> &'static str {
+    match collection {
+        "programs" => "The program id.",
+        "invitations" => "The invitation id.",
+        "grants" => "The grant id.",
+        "workspaces" => "The workspace id.",
+        _ => "The object's id.",
     }
 }
 
@@ -162,6 +234,14 @@ fn add_edge_answers(op: &mut Operation, mutating: bool, under_api: bool) {
     let params = op.parameters.as_deref().unwrap_or_default();
     let has_query = params.iter().any(|p| p.parameter_in == ParameterIn::Query);
     let has_path = params.iter().any(|p| p.parameter_in == ParameterIn::Path);
+    // An error a handler documents carries the one error body.
+    for (status, response) in op.responses.responses.iter_mut() {
+        if let RefOr::T(response) = response {
+            if status.as_str() >= "400" && response.content.is_empty() {
+                response.content.insert("application/json".to_owned(), error_content());
+            }
+        }
+    }
     let mut add = |status: &str, name: &str| {
         op.responses.responses.entry(status.to_owned()).or_insert_with(|| RefOr::Ref(Ref::from_response_name(name)));
     };
@@ -198,10 +278,12 @@ fn add_edge_answers(op: &mut Operation, mutating: bool, under_api: bool) {
     }
 }
 
+fn error_content() -> utoipa::openapi::Content {
+    ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build()
+}
+
 fn error_response(description: &str) -> ResponseBuilder {
-    ResponseBuilder::new()
-        .description(description)
-        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
+    ResponseBuilder::new().description(description).content("application/json", error_content())
 }
 
 fn retry_after() -> utoipa::openapi::header::Header {
@@ -211,7 +293,7 @@ fn retry_after() -> utoipa::openapi::header::Header {
         .build()
 }
 
-fn edge_responses() -> [(&'static str, Response); 7] {
+fn edge_responses() -> [(&'static str, Response); 8] {
     [
         ("BadRequest", error_response("Malformed body or query, or a field out of bounds.").build()),
         (
@@ -226,6 +308,11 @@ fn edge_responses() -> [(&'static str, Response); 7] {
                 .build(),
         ),
         ("NotFound", error_response("Absent, foreign, revoked or not permitted: one shape for all.").build()),
+        (
+            "OwnerNotFound",
+            error_response("No such object, or the caller is not an owner of its workspace (one shape for all).")
+                .build(),
+        ),
         ("PayloadTooLarge", error_response("The body is larger than 32 KiB.").build()),
         ("UnsupportedMediaType", error_response("The body is not `application/json`.").build()),
         (
@@ -240,10 +327,14 @@ fn edge_responses() -> [(&'static str, Response); 7] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use utoipa_actix_web::AppExt;
 
     #[test]
     fn operation_ids_are_unique_and_every_operation_answers_errors_in_the_error_body() {
-        let doc: serde_json::Value = serde_json::from_str(document()).unwrap();
+        let (_, collected) =
+            crate::startup::register(actix_web::App::new().into_utoipa_app().openapi(base())).split_for_parts();
+        publish(collected);
+        let doc: serde_json::Value = serde_json::from_str(DOCUMENT.get().unwrap()).unwrap();
         if let Ok(path) = std::env::var("OPENAPI_DUMP") {
             std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
         }

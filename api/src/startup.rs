@@ -1,24 +1,19 @@
 //! Building and running the server. `Application::build` binds (port 0 works, for
 //! tests; `build_with_listener` takes a bound one), `port()` tells where, `run()` serves
-//! until stopped. Routes are mounted in audience order: health, the API (public,
-//! recipient, owner), then the SPA.
+//! until stopped. Routes are registered once, in [`register`], in audience order: health,
+//! the API (public, recipient, owner); the OpenAPI document is collected from that same
+//! registration. The SPA comes last.
 
 use crate::config::Settings;
 use crate::identity::Identity;
-use crate::{db, http, routes};
-use actix_web::dev::Server;
+use crate::state::AppState;
+use crate::{db, http, openapi, routes};
+use actix_web::dev::{Server, ServiceFactory, ServiceRequest};
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
-use deadpool_postgres::Pool;
 use std::net::TcpListener;
 use std::time::Duration;
-
-/// What every handler can reach.
-pub struct AppState {
-    pub settings: Settings,
-    pub pool: Pool,
-    pub identity: Identity,
-}
+use utoipa_actix_web::{scope, AppExt, UtoipaApp};
 
 pub struct Application {
     port: u16,
@@ -67,26 +62,33 @@ impl Application {
     }
 }
 
+/// Every documented route, registered once: the server mounts them and the OpenAPI
+/// document is collected from the same calls.
+pub fn register<T>(app: UtoipaApp<T>) -> UtoipaApp<T>
+where
+    T: ServiceFactory<ServiceRequest, Config = (), Error = actix_web::Error, InitError = ()>,
+{
+    app.service(routes::health::healthz).service(routes::health::readyz).service(
+        scope("/api")
+            .configure(routes::api)
+            .wrap(from_fn(http::middleware::no_store))
+            .wrap(from_fn(http::middleware::origin_guard))
+            .default_service(web::to(routes::not_found)),
+    )
+}
+
 fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
     let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
     let server = HttpServer::new(move || {
-        App::new()
-            .app_data(state.clone())
+        let (app, document) = register(App::new().into_utoipa_app().openapi(openapi::base())).split_for_parts();
+        openapi::publish(document);
+        app.app_data(state.clone())
             .app_data(http::json_config())
             .app_data(http::payload_config())
             .app_data(http::path_config())
             .app_data(http::query_config())
             .wrap(from_fn(http::middleware::request_log))
-            .configure(routes::health::configure)
-            .service(
-                web::scope("/api")
-                    .wrap(from_fn(http::middleware::no_store))
-                    .wrap(from_fn(http::middleware::origin_guard))
-                    .configure(routes::public::configure)
-                    .configure(routes::me::configure)
-                    .configure(routes::owner::configure)
-                    .default_service(web::to(routes::not_found)),
-            )
+            .wrap(http::security_headers::SecurityHeaders::new(&state.settings))
             .configure(|cfg| routes::spa::configure(cfg, &state.settings.static_dir))
     })
     .workers(workers)
@@ -103,7 +105,11 @@ fn spawn_pruner(state: web::Data<AppState>) {
         let mut tick = tokio::time::interval(Duration::from_secs(300));
         loop {
             tick.tick().await;
-            if let Err(e) = db::rate_limits::prune(&state.pool).await {
+            let pruned = match state.pool.get().await {
+                Ok(client) => db::rate_limits::prune(&client).await.map(drop),
+                Err(e) => Err(e.into()),
+            };
+            if let Err(e) = pruned {
                 tracing::warn!(error = %e, "rate-limit pruning failed");
             }
         }

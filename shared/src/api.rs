@@ -2,6 +2,7 @@
 //! wire names (camelCase). Request bodies refuse unknown fields; the server turns them
 //! into domain values at the edge. Timestamps travel as RFC 3339 strings.
 
+use crate::states::{ActorKind, EntryState, EventType, InvitationState};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -66,7 +67,7 @@ pub struct MeResponse {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct InvitationStatus {
-    pub state: String,
+    pub state: InvitationState,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
@@ -75,7 +76,7 @@ pub struct InvitationStatus {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnWaitlistStatus {
-    pub state: String,
+    pub state: EntryState,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub joined_at: Timestamp,
     pub notice_version: i32,
@@ -90,7 +91,7 @@ pub struct OwnWaitlistStatus {
 #[serde(rename_all = "camelCase")]
 pub struct OwnEntry {
     pub program_slug: String,
-    pub state: String,
+    pub state: EntryState,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub joined_at: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -100,7 +101,7 @@ pub struct OwnEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WithdrawResponse {
-    pub state: String,
+    pub state: EntryState,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,7 +117,7 @@ pub struct RedeemRequest {
 #[serde(rename_all = "camelCase")]
 pub struct RedeemResponse {
     pub program_slug: String,
-    pub state: String,
+    pub state: EntryState,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,7 +240,7 @@ pub struct PublishNoticeRequest {
 pub struct EntrySummary {
     pub id: Uuid,
     pub email: String,
-    pub state: String,
+    pub state: EntryState,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     pub notice_version: i32,
@@ -258,7 +259,7 @@ pub struct EntryPage {
 #[serde(rename_all = "camelCase")]
 pub struct Invitation {
     pub id: Uuid,
-    pub state: String,
+    pub state: InvitationState,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub issued_at: Timestamp,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
@@ -295,9 +296,9 @@ pub struct Grant {
 pub struct AuditEvent {
     pub id: i64,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: EventType,
     pub entry_id: Option<Uuid>,
-    pub actor_kind: String,
+    pub actor_kind: ActorKind,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
@@ -310,7 +311,7 @@ pub struct AuditEvent {
 pub struct EntryDetail {
     pub id: Uuid,
     pub email: String,
-    pub state: String,
+    pub state: EntryState,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     /// When the applicant ticked the box for `notice` (the exact choice time).
@@ -351,7 +352,7 @@ pub struct OwnerWithdrawRequest {
 #[serde(rename_all = "camelCase")]
 pub struct EntryStateResponse {
     pub id: Uuid,
-    pub state: String,
+    pub state: EntryState,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -486,7 +487,7 @@ pub struct IntakeHour {
 #[serde(rename_all = "camelCase")]
 pub struct ProgramStats {
     pub intake_hours: Vec<IntakeHour>,
-    pub states: std::collections::BTreeMap<String, i64>,
+    pub states: std::collections::BTreeMap<EntryState, i64>,
 }
 
 /// `GET /api/owner/programs?workspaceId=`.

@@ -1,6 +1,9 @@
-//! The one error body every API failure uses: `{"error":{"code","message"}}`.
+//! The one error body every API failure uses, `{"error":{"code","message"}}`, and the
+//! one list of codes it may carry. The server builds its answers from [`ErrorCode`]; the
+//! SPA matches on it; neither side spells a code as a string.
 
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -12,7 +15,79 @@ pub struct ErrorBody {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorDetail {
     /// Stable snake_case code a client can branch on.
-    pub code: String,
+    pub code: ErrorCode,
     /// Generic text, safe to show; never contains input or personal data.
     pub message: String,
+}
+
+/// Every code the API sends, by the status it comes with (SPEC §6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    // 400: malformed input, refused before anything is read or written.
+    InvalidBody,
+    InvalidQuery,
+    InvalidEmail,
+    InvalidCode,
+    InvalidSlug,
+    InvalidPurpose,
+    InvalidContactText,
+    InvalidRetentionText,
+    InvalidCap,
+    InvalidMaxInviteDays,
+    InvalidContentBody,
+    InvalidRevision,
+    InvalidReasonCode,
+    InvalidBasis,
+    InvalidCount,
+    InvalidEntryIds,
+    InvalidExpiry,
+    InvalidDeliveryRecord,
+    DeliveryRecordNamesASecret,
+    InvalidLimit,
+    InvalidState,
+    InvalidCursor,
+    InvalidSearch,
+    // 401
+    SignedOut,
+    // 403
+    OriginRejected,
+    CsrfRejected,
+    // 404: absent, foreign, revoked or not permitted — one shape for all.
+    NotFound,
+    // 409
+    RequestKeyReused,
+    SignupClosed,
+    NoticeOutdated,
+    PermissionRequired,
+    StaleRevision,
+    SlugTaken,
+    PurposeMismatch,
+    NoticeRequired,
+    ContentRequired,
+    SeatCapBelowUse,
+    InvalidTransition,
+    ExpiryOutOfRange,
+    NoSeatAvailable,
+    InvitationOutstanding,
+    GrantActive,
+    InvitationNotIssued,
+    DeliveryAlreadyRecorded,
+    // 413, 415
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    // 429: a cap or an attempt rate (the body never says which).
+    TooManyRequests,
+    // 503
+    IdentityUnavailable,
+    ServiceUnavailable,
+    // 500
+    InternalError,
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&serde_json::to_string(self).map_err(|_| fmt::Error)?.replace('"', ""))
+    }
 }

@@ -1,12 +1,14 @@
 //! Types that the API and the SPA both speak: request and response bodies, the email and
-//! slug grammar, and the error body. Policy: serde and thiserror only, so it builds for
-//! wasm32 and for the server from the same source.
+//! slug grammar, the error body and its codes, and the state machines. Policy: serde and
+//! thiserror only, so it builds for wasm32 and for the server from the same source.
 
 pub mod api;
 pub mod email;
 pub mod error;
 pub mod slug;
+pub mod states;
 
 pub use email::{EmailError, EmailKey};
-pub use error::{ErrorBody, ErrorDetail};
+pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use slug::{Slug, SlugError};
+pub use states::{ActorKind, EntryActions, EntryState, EventType, InvitationState, OpenInvitation};

@@ -46,6 +46,20 @@ impl fmt::Display for Slug {
     }
 }
 
+/// In the OpenAPI document a slug is a string with its pattern.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Slug {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .pattern(Some(r"^[a-z0-9-]{3,60}$"))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Slug {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

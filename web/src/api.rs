@@ -9,27 +9,48 @@ use std::pin::Pin;
 use gloo_net::http::{Method, RequestBuilder};
 use serde::{de::DeserializeOwned, Serialize};
 use shared::api::MeResponse;
-use shared::ErrorBody;
+use shared::{ErrorBody, ErrorCode};
 
 use crate::auth;
 
-/// A failed call: HTTP status (0 when the server could not be reached), the error body's
-/// stable code and its generic message.
+/// A failed call: HTTP status (0 when the server could not be reached), what kind of
+/// failure it was, and a message safe to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
     pub status: u16,
-    pub code: String,
+    pub code: Code,
     pub message: String,
 }
 
+/// The kind of a failure: the API's stable code, or one the SPA itself observed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    /// The error body's code (the one list, `shared::ErrorCode`).
+    Api(ErrorCode),
+    /// The server could not be reached.
+    Network,
+    /// The server answered something that is not the contract's error body.
+    Unexpected,
+    /// The page wrote the message for the situation; shown as is.
+    Explained,
+}
+
 impl ApiError {
-    fn new(status: u16, code: &str, message: &str) -> Self {
-        ApiError { status, code: code.into(), message: message.into() }
+    fn new(status: u16, code: Code, message: &str) -> Self {
+        ApiError { status, code, message: message.into() }
+    }
+
+    /// The API's code, when the server sent one.
+    pub fn api_code(&self) -> Option<ErrorCode> {
+        match self.code {
+            Code::Api(code) => Some(code),
+            _ => None,
+        }
     }
 
     /// The browser could not reach the server (offline, DNS, CORS, aborted).
     pub fn network() -> Self {
-        Self::new(0, "network", "Could not reach the server. Check your connection and try again.")
+        Self::new(0, Code::Network, "Could not reach the server. Check your connection and try again.")
     }
 
     /// A network failure or a server-side error: the same request may be sent again.
@@ -39,30 +60,27 @@ impl ApiError {
 
     /// Answered locally for input that cannot name anything (a malformed slug).
     pub fn not_found() -> Self {
-        Self::new(404, "not_found", "Not found.")
+        Self::new(404, Code::Api(ErrorCode::NotFound), "Not found.")
     }
 
     /// Input the page refused before sending anything, with its explanation.
     pub fn invalid(message: impl Into<String>) -> Self {
-        Self::new(400, EXPLAINED, "").explained(message)
+        Self::new(400, Code::Explained, "").explained(message)
     }
 
     /// The same failure with a message written for the page it happened on; shown as is.
     pub fn explained(self, message: impl Into<String>) -> Self {
-        ApiError { code: EXPLAINED.into(), message: message.into(), ..self }
+        ApiError { code: Code::Explained, message: message.into(), ..self }
     }
 
     pub fn is_explained(&self) -> bool {
-        self.code == EXPLAINED
+        self.code == Code::Explained
     }
 
     fn unexpected(status: u16) -> Self {
-        Self::new(status, "unexpected", "The server answered unexpectedly. Try again shortly.")
+        Self::new(status, Code::Unexpected, "The server answered unexpectedly. Try again shortly.")
     }
 }
-
-/// The code of an [`ApiError`] whose message the SPA wrote for the situation.
-const EXPLAINED: &str = "explained";
 
 /// Whether a call is made on behalf of the signed-in user (refresh + CSRF) or anonymously.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -215,7 +233,7 @@ fn decode<T: DeserializeOwned>(text: String) -> Result<T, ApiError> {
 
 fn error_from(status: u16, text: &str) -> ApiError {
     match serde_json::from_str::<ErrorBody>(text) {
-        Ok(body) => ApiError { status, code: body.error.code, message: body.error.message },
+        Ok(body) => ApiError { status, code: Code::Api(body.error.code), message: body.error.message },
         Err(_) => ApiError::unexpected(status),
     }
 }

@@ -1,9 +1,13 @@
-//! The application shell: session context, header and the route table (SPEC §8). Every
-//! path here must also be one the API serves the shell for.
+//! The application shell: session context, skip link, header and the route table (SPEC §8).
+//! Every path here must also be one the API serves the shell for. Policy for the keyboard:
+//! the first Tab reaches "Skip to content", and after each client-side navigation the
+//! focus moves to the new page's heading, so a screen reader announces where it landed.
 
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
+use leptos_router::hooks::use_location;
 use leptos_router::path;
+use wasm_bindgen::JsCast;
 
 use crate::auth;
 use crate::components::nav::Header;
@@ -14,8 +18,10 @@ pub fn App() -> impl IntoView {
     auth::start();
     view! {
         <Router>
+            <a class="skip-link" href="#main" on:click=|ev| { ev.prevent_default(); focus_main(); }>"Skip to content"</a>
             <Header/>
-            <main id="main" class="wrap">
+            <FocusOnNavigation/>
+            <main id="main" class="wrap" tabindex="-1">
                 <Routes fallback=not_found::NotFound>
                     <Route path=path!("/") view=home::Home/>
                     <Route path=path!("/waitlist/:slug") view=waitlist::Waitlist/>
@@ -37,5 +43,46 @@ pub fn App() -> impl IntoView {
                 <p>"Vestibule · waitlists and early access, kept to the notice you agreed to."</p>
             </footer>
         </Router>
+    }
+}
+
+/// Moves the focus to the page's `<h1>` after a navigation (not on the first load, where
+/// the focus belongs at the top of the document). The heading may arrive with the page's
+/// data, so this waits a little for it and falls back to `<main>`.
+#[component]
+fn FocusOnNavigation() -> impl IntoView {
+    let location = use_location();
+    let first = StoredValue::new(true);
+    Effect::new(move || {
+        location.pathname.track();
+        if first.get_value() {
+            first.set_value(false);
+            return;
+        }
+        focus_heading_soon(0);
+    });
+}
+
+fn focus_heading_soon(attempt: u32) {
+    set_timeout(
+        move || {
+            if let Some(h1) = document().query_selector("main h1").ok().flatten() {
+                let _ = h1.set_attribute("tabindex", "-1");
+                if let Ok(h1) = h1.dyn_into::<web_sys::HtmlElement>() {
+                    let _ = h1.focus();
+                }
+            } else if attempt < 20 {
+                focus_heading_soon(attempt + 1);
+            } else {
+                focus_main();
+            }
+        },
+        std::time::Duration::from_millis(50),
+    );
+}
+
+fn focus_main() {
+    if let Some(main) = document().get_element_by_id("main").and_then(|m| m.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = main.focus();
     }
 }

@@ -41,6 +41,9 @@ pub enum Backend {
 pub struct Session {
     pub status: RwSignal<Status>,
     pub backend: RwSignal<Backend>,
+    /// Whether the signed-in person owns a workspace (`None` until asked): the header
+    /// offers the owner console only to owners.
+    pub owner: RwSignal<Option<bool>>,
 }
 
 thread_local! {
@@ -54,7 +57,11 @@ pub fn use_session() -> Session {
 
 /// Provides the [`Session`] context and starts reading configuration and session.
 pub fn start() {
-    let session = Session { status: RwSignal::new(Status::Starting), backend: RwSignal::new(Backend::Unknown) };
+    let session = Session {
+        status: RwSignal::new(Status::Starting),
+        backend: RwSignal::new(Backend::Unknown),
+        owner: RwSignal::new(None),
+    };
     provide_context(session);
     SESSION.set(Some(session));
     spawn_local(init(session));
@@ -99,6 +106,7 @@ async fn init(session: Session) {
 /// Asks the API who is signed in, keeping the CSRF token it hands out.
 async fn confirm(session: Session) {
     forget_csrf();
+    session.owner.set(None);
     let status = match api::fetch_me().await {
         Ok(me) => {
             CSRF.set(Some(me.csrf_token));
@@ -108,6 +116,27 @@ async fn confirm(session: Session) {
         Err(_) => Status::Unverified,
     };
     session.status.set(status);
+    if status == Status::SignedIn {
+        is_owner().await;
+    }
+}
+
+/// Whether the signed-in person owns an active workspace: the owner API answers their
+/// workspaces, or the same 404 as for anything absent. Asked once per session.
+pub async fn is_owner() -> bool {
+    let Some(session) = SESSION.get() else { return false };
+    if let Some(known) = session.owner.get_untracked() {
+        return known;
+    }
+    let answer = api::get::<Vec<shared::api::Workspace>>("/api/owner/workspaces").await;
+    let owner = match answer {
+        Ok(_) => true,
+        Err(e) if e.status == 404 => false,
+        // Unknown for now (network, outage): ask again next time.
+        Err(_) => return false,
+    };
+    session.owner.set(Some(owner));
+    owner
 }
 
 /// Development sign-in through the local stand-in.
@@ -155,6 +184,7 @@ pub fn forget_csrf() {
 pub fn mark_signed_out() {
     forget_csrf();
     if let Some(session) = SESSION.get() {
+        session.owner.set(None);
         session.status.set(Status::SignedOut);
     }
 }

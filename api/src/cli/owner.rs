@@ -4,10 +4,11 @@
 //! appends a `staff_admin_events` row with the approval reference.
 
 use crate::db;
-use crate::error::ApiError;
 use crate::identity::{BackendClient, LookupError};
+use crate::usecases::membership::{self, MembershipError};
+use crate::usecases::ReadError;
 use anyhow::{anyhow, bail, Context};
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use uuid::Uuid;
 
 #[derive(Subcommand)]
@@ -22,28 +23,25 @@ pub enum OwnerCommand {
         approval_ref: String,
     },
     /// Make a Clerk user an owner of a workspace (or reactivate them).
-    Grant {
-        #[arg(long)]
-        workspace_id: Uuid,
-        #[arg(long)]
-        clerk_user_id: String,
-        #[arg(long)]
-        approval_ref: String,
-    },
+    Grant(Change),
     /// Remove an owner; refuses to remove the last active owner.
-    Revoke {
-        #[arg(long)]
-        workspace_id: Uuid,
-        #[arg(long)]
-        clerk_user_id: String,
-        #[arg(long)]
-        approval_ref: String,
-    },
+    Revoke(Change),
     /// List the workspace's owners and its membership history.
     List {
         #[arg(long)]
         workspace_id: Uuid,
     },
+}
+
+/// Who changes in which workspace, and on whose approval.
+#[derive(Args)]
+pub struct Change {
+    #[arg(long)]
+    workspace_id: Uuid,
+    #[arg(long)]
+    clerk_user_id: String,
+    #[arg(long)]
+    approval_ref: String,
 }
 
 fn env(name: &str) -> anyhow::Result<String> {
@@ -83,39 +81,31 @@ pub async fn run(cmd: OwnerCommand) -> anyhow::Result<()> {
             check_text("--workspace-name", &workspace_name, 120)?;
             check_text("--approval-ref", &approval_ref, 200)?;
             require_user(&clerk_user_id).await?;
-            let id = db::transaction(&pool, async |tx| {
-                db::staff::bootstrap(tx, &workspace_name, &clerk_user_id, &approval_ref).await
-            })
-            .await
-            .map_err(describe)?;
+            let id = membership::bootstrap(&pool, &workspace_name, &clerk_user_id, &approval_ref).await?;
             println!("{id}");
         }
-        OwnerCommand::Grant { workspace_id, clerk_user_id, approval_ref } => {
-            check_text("--approval-ref", &approval_ref, 200)?;
-            require_user(&clerk_user_id).await?;
-            change(&pool, workspace_id, &clerk_user_id, &approval_ref, true).await?;
+        OwnerCommand::Grant(c) => {
+            change(&pool, &c, true).await?;
             println!("granted");
         }
-        OwnerCommand::Revoke { workspace_id, clerk_user_id, approval_ref } => {
-            check_text("--approval-ref", &approval_ref, 200)?;
-            require_user(&clerk_user_id).await?;
-            change(&pool, workspace_id, &clerk_user_id, &approval_ref, false).await?;
+        OwnerCommand::Revoke(c) => {
+            change(&pool, &c, false).await?;
             println!("revoked");
         }
         OwnerCommand::List { workspace_id } => {
-            let client = pool.get().await.map_err(|e| describe(e.into()))?;
-            let members = db::staff::members(&**client, workspace_id).await.map_err(describe)?;
-            if members.is_empty() {
-                bail!("no such workspace, or it has no owners");
-            }
+            let (members, history) = match membership::members(&pool, workspace_id).await {
+                Ok(listed) => listed,
+                Err(ReadError::NotFound) => bail!("no such workspace, or it has no owners"),
+                Err(ReadError::Db(e)) => return Err(e.into()),
+            };
             for m in members {
                 println!("{}\t{}", m.clerk_user_id, if m.active { "active" } else { "revoked" });
             }
-            for h in db::staff::history(&**client, workspace_id).await.map_err(describe)? {
+            for h in history {
                 println!(
                     "#{}\t{}\t{}\t{}\t{}",
                     h.id,
-                    crate::routes::ts(h.at),
+                    crate::time::rfc3339(h.at),
                     h.action,
                     h.clerk_user_id,
                     h.approval_ref
@@ -126,51 +116,18 @@ pub async fn run(cmd: OwnerCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Why a membership change was refused, as the CLI reports it.
-#[derive(Debug)]
-enum Refusal {
-    NoWorkspace,
-    LastOwner,
-    Unchanged,
-}
-
-async fn change(
-    pool: &deadpool_postgres::Pool,
-    workspace_id: Uuid,
-    user: &str,
-    approval_ref: &str,
-    active: bool,
-) -> anyhow::Result<()> {
-    let outcome = db::transaction(pool, async |tx| {
-        let Some(_) = db::locks::workspace(tx, workspace_id, db::locks::Strength::Update).await? else {
-            return Ok(Err(Refusal::NoWorkspace));
-        };
-        let members = db::staff::members(&**tx, workspace_id).await?;
-        let current = members.iter().find(|m| m.clerk_user_id == user);
-        if current.map(|m| m.active) == Some(active) || (!active && current.is_none()) {
-            return Ok(Err(Refusal::Unchanged));
-        }
-        if !active && members.iter().filter(|m| m.active).count() <= 1 {
-            return Ok(Err(Refusal::LastOwner));
-        }
-        let member = db::staff::upsert_member(tx, workspace_id, user, active).await?;
-        db::staff::record(tx, workspace_id, member, if active { "grant" } else { "revoke" }, approval_ref).await?;
-        Ok(Ok(()))
-    })
-    .await
-    .map_err(describe)?;
-    match outcome {
+async fn change(pool: &deadpool_postgres::Pool, c: &Change, active: bool) -> anyhow::Result<()> {
+    check_text("--approval-ref", &c.approval_ref, 200)?;
+    require_user(&c.clerk_user_id).await?;
+    match membership::change(pool, c.workspace_id, &c.clerk_user_id, &c.approval_ref, active).await {
         Ok(()) => Ok(()),
-        Err(Refusal::NoWorkspace) => bail!("no such workspace; nothing was changed"),
-        Err(Refusal::LastOwner) => {
+        Err(MembershipError::NotFound) => bail!("no such workspace; nothing was changed"),
+        Err(MembershipError::LastOwner) => {
             bail!("refusing to remove the last active owner; grant another owner first")
         }
-        Err(Refusal::Unchanged) => {
+        Err(MembershipError::Unchanged) => {
             bail!("that user already has that membership state; nothing was changed")
         }
+        Err(MembershipError::Db(e)) => Err(e.into()),
     }
-}
-
-fn describe(e: ApiError) -> anyhow::Error {
-    anyhow!("{e}")
 }

@@ -6,11 +6,10 @@
 //! bindings and the identity provider keep what they keep (see the README).
 //! Runs under the workspace and program locks like every owner writer.
 
-use crate::db;
 use crate::db::audit::{self, Actor, Detail, EventType};
 use crate::db::locks::{self, Strength};
-use crate::error::ApiError;
-use anyhow::{anyhow, bail};
+use crate::db::{self, DbError, TxError};
+use anyhow::anyhow;
 use chrono::{DateTime, NaiveDate, Utc};
 use uuid::Uuid;
 
@@ -24,17 +23,40 @@ pub fn parse_cutoff(s: &str) -> anyhow::Result<DateTime<Utc>> {
     Ok(day.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc())
 }
 
+/// Why a redaction did nothing.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    #[error("no such program; nothing was changed")]
+    NoProgram,
+    #[error("--before is in the future; nothing was changed")]
+    CutoffInFuture,
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl From<tokio_postgres::Error> for Refusal {
+    fn from(e: tokio_postgres::Error) -> Self {
+        Refusal::Db(e.into())
+    }
+}
+
+impl TxError for Refusal {
+    fn retry(&self) -> bool {
+        matches!(self, Refusal::Db(DbError::Retry))
+    }
+}
+
 /// Redacts and returns how many entries were changed.
 pub async fn redact(database_url: &str, program_id: Uuid, before: DateTime<Utc>) -> anyhow::Result<u64> {
     let pool = db::pool(database_url, 1)?;
     let outcome = db::transaction(&pool, async |tx| {
         let stmt = tx.prepare_cached("SELECT workspace_id FROM programs WHERE id = $1").await?;
-        let workspace: Uuid = tx.query_opt(&stmt, &[&program_id]).await?.ok_or(ApiError::NotFound)?.get(0);
-        locks::workspace(tx, workspace, Strength::Update).await?.ok_or(ApiError::NotFound)?;
-        let program = locks::program(tx, workspace, program_id, Strength::Update).await?.ok_or(ApiError::NotFound)?;
+        let workspace: Uuid = tx.query_opt(&stmt, &[&program_id]).await?.ok_or(Refusal::NoProgram)?.get(0);
+        locks::workspace(tx, workspace, Strength::Update).await?.ok_or(Refusal::NoProgram)?;
+        let program = locks::program(tx, workspace, program_id, Strength::Update).await?.ok_or(Refusal::NoProgram)?;
         let now = locks::now(tx).await?;
         if before > now {
-            return Err(ApiError::BadRequest("cutoff_in_future"));
+            return Err(Refusal::CutoffInFuture);
         }
         let rows = tx
             .query(
@@ -58,10 +80,5 @@ pub async fn redact(database_url: &str, program_id: Uuid, before: DateTime<Utc>)
         Ok(rows.len() as u64)
     })
     .await;
-    match outcome {
-        Ok(n) => Ok(n),
-        Err(ApiError::NotFound) => bail!("no such program; nothing was changed"),
-        Err(ApiError::BadRequest(_)) => bail!("--before is in the future; nothing was changed"),
-        Err(e) => bail!("{e}"),
-    }
+    outcome.map_err(|e| anyhow!("{e}"))
 }

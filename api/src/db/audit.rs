@@ -3,51 +3,14 @@
 //! free text, address or identity-provider id. `details` is built only from the typed
 //! [`Detail`] values here, so nothing else can get in.
 
-use crate::error::Result;
+use super::Result;
+use crate::domain::ActorKind;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventType {
-    NoticePublished,
-    Signup,
-    Selected,
-    Declined,
-    InviteIssued,
-    DeliveryRecorded,
-    InviteRevoked,
-    InviteExpired,
-    Redeemed,
-    GrantRevoked,
-    Withdrawn,
-    ContentUpdated,
-    ProgramChanged,
-    /// Retention redaction replaced the entry's email with a tombstone (CLI only).
-    Redacted,
-}
-
-impl EventType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventType::NoticePublished => "notice_published",
-            EventType::Signup => "signup",
-            EventType::Selected => "selected",
-            EventType::Declined => "declined",
-            EventType::InviteIssued => "invite_issued",
-            EventType::DeliveryRecorded => "delivery_recorded",
-            EventType::InviteRevoked => "invite_revoked",
-            EventType::InviteExpired => "invite_expired",
-            EventType::Redeemed => "redeemed",
-            EventType::GrantRevoked => "grant_revoked",
-            EventType::Withdrawn => "withdrawn",
-            EventType::ContentUpdated => "content_updated",
-            EventType::ProgramChanged => "program_changed",
-            EventType::Redacted => "redacted",
-        }
-    }
-}
+pub use crate::domain::EventType;
 
 /// Who acted: an owner (by staff member id), the recipient, the public, or the system.
 #[derive(Debug, Clone, Copy)]
@@ -59,12 +22,12 @@ pub enum Actor {
 }
 
 impl Actor {
-    fn kind(self) -> &'static str {
+    fn kind(self) -> ActorKind {
         match self {
-            Actor::Owner(_) => "owner",
-            Actor::Recipient => "recipient",
-            Actor::Public => "public",
-            Actor::System => "system",
+            Actor::Owner(_) => ActorKind::Owner,
+            Actor::Recipient => ActorKind::Recipient,
+            Actor::Public => ActorKind::Public,
+            Actor::System => ActorKind::System,
         }
     }
 
@@ -94,7 +57,7 @@ impl From<Detail> for Value {
             Detail::Code(c) => Value::String(c.to_owned()),
             Detail::Number(n) => Value::from(n),
             Detail::Flag(b) => Value::Bool(b),
-            Detail::Time(t) => Value::String(crate::routes::ts(t)),
+            Detail::Time(t) => Value::String(crate::time::rfc3339(t)),
         }
     }
 }
@@ -114,15 +77,40 @@ pub async fn record(
     at: DateTime<Utc>,
     details: &[(&'static str, Detail)],
 ) -> Result<i64> {
-    let details: Map<String, Value> = details.iter().map(|(k, v)| ((*k).to_owned(), v.clone().into())).collect();
     let stmt = tx.prepare_cached(RECORD_SQL).await?;
-    let row = tx
-        .query_one(
-            &stmt,
-            &[&program_id, &entry_id, &actor.kind(), &actor.staff_id(), &kind.as_str(), &at, &Value::Object(details)],
-        )
-        .await?;
+    let (kind_name, actor_kind, details) = (kind.as_str(), actor.kind().as_str(), details_object(details));
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+        [&program_id, &entry_id, &actor_kind, &actor.staff_id(), &kind_name, &at, &details];
+    let row = tx.query_one(&stmt, &params).await?;
     Ok(row.get(0))
+}
+
+/// Appends one event per entry of `entries` (each with its own details), in that order,
+/// in one statement: the set-based form of [`record`] for bulk operations.
+pub async fn record_many(
+    tx: &Transaction<'_>,
+    program_id: Uuid,
+    entries: &[(Uuid, Vec<(&'static str, Detail)>)],
+    actor: Actor,
+    kind: EventType,
+    at: DateTime<Utc>,
+) -> Result<()> {
+    const SQL: &str = "INSERT INTO audit_events \
+         (program_id, entry_id, actor_kind, actor_staff_id, event_type, event_at, details) \
+         SELECT $1, e, $3, $4, $5, $6, d FROM unnest($2::uuid[], $7::jsonb[]) WITH ORDINALITY AS t(e, d, n) \
+         ORDER BY n";
+    let ids: Vec<Uuid> = entries.iter().map(|(id, _)| *id).collect();
+    let details: Vec<Value> = entries.iter().map(|(_, d)| details_object(d)).collect();
+    let stmt = tx.prepare_cached(SQL).await?;
+    let (kind_name, actor_kind) = (kind.as_str(), actor.kind().as_str());
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+        [&program_id, &ids, &actor_kind, &actor.staff_id(), &kind_name, &at, &details];
+    tx.execute(&stmt, &params).await?;
+    Ok(())
+}
+
+fn details_object(details: &[(&'static str, Detail)]) -> Value {
+    Value::Object(details.iter().map(|(k, v)| ((*k).to_owned(), v.clone().into())).collect::<Map<String, Value>>())
 }
 
 /// One stored event, as the owner's history shows it.
@@ -130,8 +118,8 @@ pub async fn record(
 pub struct EventRow {
     pub id: i64,
     pub entry_id: Option<Uuid>,
-    pub actor_kind: String,
-    pub event_type: String,
+    pub actor_kind: ActorKind,
+    pub event_type: EventType,
     pub at: DateTime<Utc>,
     pub details: Value,
 }
@@ -143,23 +131,10 @@ impl From<&tokio_postgres::Row> for EventRow {
         EventRow {
             id: r.get(0),
             entry_id: r.get(1),
-            actor_kind: r.get(2),
-            event_type: r.get(3),
+            actor_kind: r.get::<_, &str>(2).parse().expect("audit_events actor_kind constraint"),
+            event_type: r.get::<_, &str>(3).parse().expect("audit_events event_type constraint"),
             at: r.get(4),
             details: r.get(5),
-        }
-    }
-}
-
-impl From<EventRow> for shared::api::AuditEvent {
-    fn from(e: EventRow) -> Self {
-        shared::api::AuditEvent {
-            id: e.id,
-            kind: e.event_type,
-            entry_id: e.entry_id,
-            actor_kind: e.actor_kind,
-            at: crate::routes::ts(e.at),
-            details: e.details,
         }
     }
 }

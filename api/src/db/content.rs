@@ -1,10 +1,10 @@
 //! A program's private early-access content: one row, replaced whole under the
 //! program lock. Policy: optimistic concurrency by revision — the first write expects
 //! revision 0 and creates revision 1, each later write names the revision it replaces;
-//! anything else is 409 `stale_revision`. The body is stored as text and never logged
+//! anything else changes nothing. The body is stored as text and never logged
 //! or put in an event (the event holds the new revision only).
 
-use crate::error::{ApiError, Result};
+use super::Result;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use uuid::Uuid;
@@ -14,12 +14,6 @@ pub struct ContentRow {
     pub revision: i64,
     pub body: String,
     pub updated_at: DateTime<Utc>,
-}
-
-impl From<ContentRow> for shared::api::Content {
-    fn from(c: ContentRow) -> Self {
-        shared::api::Content { revision: c.revision, body: c.body, updated_at: crate::routes::ts(c.updated_at) }
-    }
 }
 
 pub async fn get(client: &Transaction<'_>, program_id: Uuid) -> Result<Option<ContentRow>> {
@@ -33,15 +27,15 @@ pub async fn get(client: &Transaction<'_>, program_id: Uuid) -> Result<Option<Co
     }))
 }
 
-/// Writes the body if `expected` is the current revision (0: none yet). Call under the
-/// program's `FOR UPDATE` lock.
+/// Writes the body if `expected` is the current revision (0: none yet); `None` when it
+/// is not (a stale write). Call under the program's `FOR UPDATE` lock.
 pub async fn put(
     tx: &Transaction<'_>,
     program_id: Uuid,
     expected: i64,
     body: &str,
     now: DateTime<Utc>,
-) -> Result<ContentRow> {
+) -> Result<Option<ContentRow>> {
     const INSERT: &str = r"
         INSERT INTO early_access_content (program_id, revision, body, updated_at) VALUES ($1, 1, $2, $3)
         ON CONFLICT (program_id) DO NOTHING RETURNING revision, body, updated_at";
@@ -55,6 +49,5 @@ pub async fn put(
         let stmt = tx.prepare_cached(UPDATE).await?;
         tx.query_opt(&stmt, &[&program_id, &expected, &body, &now]).await?
     };
-    let r = row.ok_or(ApiError::Conflict("stale_revision"))?;
-    Ok(ContentRow { revision: r.get(0), body: r.get(1), updated_at: r.get(2) })
+    Ok(row.map(|r| ContentRow { revision: r.get(0), body: r.get(1), updated_at: r.get(2) }))
 }

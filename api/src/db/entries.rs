@@ -1,75 +1,96 @@
-//! Entry transitions shared by several audiences. The withdrawal is one transition,
-//! whoever records it (the applicant or an owner on their request): it revokes an
-//! issued invitation and deactivates an active grant in the same transaction, and
-//! repeating it answers the same.
+//! `entries` rows as writers see them: row locks (taken after the workspace and program
+//! locks, in id order when several), the one writer of `entries.state`, and the queue
+//! counter on the program row. Policy: [`set_state`] and [`set_states`] take an
+//! [`EntryMove`], which only the transition table can make, and write only rows still in
+//! the move's `from` state; every state change in the server goes through them.
 
-use crate::db::audit::{self, Actor, Detail, EventType};
-use crate::db::locks::ProgramRow;
-use crate::domain::EntryState;
-use crate::error::{ApiError, Result};
+use super::Result;
+use crate::domain::{EntryMove, EntryState};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
+use tokio_postgres::Row;
 use uuid::Uuid;
 
-/// Locks an entry of `program_id` (after the workspace and program locks) and returns
-/// its state as read under the lock; `None` when it is not this program's.
-pub async fn lock(tx: &Transaction<'_>, program_id: Uuid, entry_id: Uuid) -> Result<Option<EntryState>> {
-    let stmt = tx.prepare_cached("SELECT state FROM entries WHERE id = $1 AND program_id = $2 FOR UPDATE").await?;
-    let row = tx.query_opt(&stmt, &[&entry_id, &program_id]).await?;
-    Ok(row.map(|r| EntryState::parse(r.get(0)).expect("entries_state constraint")))
+/// An entry as read under its lock.
+#[derive(Debug, Clone)]
+pub struct LockedEntry {
+    pub id: Uuid,
+    pub state: EntryState,
+    pub email: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Withdrawal {
-    /// The entry is now withdrawn (with what was revoked along the way).
-    Done { invitation_revoked: Option<Uuid>, grant_revoked: Option<Uuid> },
-    /// It was withdrawn already: nothing changed, the same answer is given.
-    AlreadyWithdrawn,
+impl From<&Row> for LockedEntry {
+    fn from(r: &Row) -> Self {
+        LockedEntry {
+            id: r.get(0),
+            state: r.get::<_, &str>(1).parse().expect("entries_state constraint"),
+            email: r.get(2),
+        }
+    }
 }
 
-/// Withdraws `entry_id` of the locked `program`. Takes the entry, invitation and grant
-/// locks in the global order. `basis` is from the allow-list (SPEC §6.4).
-pub async fn withdraw(
+/// Locks an entry of `program_id` and returns it as read under the lock; `None` when it
+/// is not this program's.
+pub async fn lock(tx: &Transaction<'_>, program_id: Uuid, entry_id: Uuid) -> Result<Option<LockedEntry>> {
+    let stmt = tx
+        .prepare_cached("SELECT id, state, email_key FROM entries WHERE id = $1 AND program_id = $2 FOR UPDATE")
+        .await?;
+    Ok(tx.query_opt(&stmt, &[&entry_id, &program_id]).await?.as_ref().map(LockedEntry::from))
+}
+
+/// Locks the named entries of the program in ascending id order (one statement, so the
+/// rows are locked in that order); `None` when any of them is not this program's.
+pub async fn lock_many(
     tx: &Transaction<'_>,
-    program: &ProgramRow,
-    entry_id: Uuid,
-    actor: Actor,
-    basis: &'static str,
-    now: DateTime<Utc>,
-) -> Result<Withdrawal> {
-    let state = lock(tx, program.id, entry_id).await?.ok_or(ApiError::NotFound)?;
-    if state == EntryState::Withdrawn {
-        return Ok(Withdrawal::AlreadyWithdrawn);
-    }
-    if !state.may_become(EntryState::Withdrawn) {
-        return Err(ApiError::Conflict("invalid_transition"));
-    }
+    program_id: Uuid,
+    sorted_ids: &[Uuid],
+) -> Result<Option<Vec<LockedEntry>>> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id, state, email_key FROM entries WHERE program_id = $1 AND id = ANY($2) ORDER BY id FOR UPDATE",
+        )
+        .await?;
+    let rows = tx.query(&stmt, &[&program_id, &sorted_ids]).await?;
+    Ok((rows.len() == sorted_ids.len()).then(|| rows.iter().map(LockedEntry::from).collect()))
+}
+
+/// Locks the first `count` waiting entries in queue order.
+pub async fn lock_first_waiting(tx: &Transaction<'_>, program_id: Uuid, count: i64) -> Result<Vec<LockedEntry>> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id, state, email_key FROM entries WHERE program_id = $1 AND state = 'waiting' \
+             ORDER BY created_at, id LIMIT $2 FOR UPDATE",
+        )
+        .await?;
+    Ok(tx.query(&stmt, &[&program_id, &count]).await?.iter().map(LockedEntry::from).collect())
+}
+
+/// The caller's entry in a locked program (the earliest, if several emails match).
+pub async fn lock_own(tx: &Transaction<'_>, program_id: Uuid, emails: &[&str]) -> Result<Option<LockedEntry>> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id, state, email_key FROM entries WHERE program_id = $1 AND email_key = ANY($2) \
+             ORDER BY created_at, id LIMIT 1 FOR UPDATE",
+        )
+        .await?;
+    Ok(tx.query_opt(&stmt, &[&program_id, &emails]).await?.as_ref().map(LockedEntry::from))
+}
+
+/// Moves one locked entry; `false` when it is no longer in the move's `from` state.
+pub async fn set_state(tx: &Transaction<'_>, id: Uuid, step: EntryMove, now: DateTime<Utc>) -> Result<bool> {
+    Ok(set_states(tx, &[id], step, now).await? == 1)
+}
+
+/// Moves every listed locked entry that is in the move's `from` state; returns how many.
+pub async fn set_states(tx: &Transaction<'_>, ids: &[Uuid], step: EntryMove, now: DateTime<Utc>) -> Result<u64> {
     let stmt =
-        tx.prepare_cached("SELECT id FROM invitations WHERE entry_id = $1 AND state = 'issued' FOR UPDATE").await?;
-    let invitation: Option<Uuid> = tx.query_opt(&stmt, &[&entry_id]).await?.map(|r| r.get(0));
-    let stmt = tx.prepare_cached("SELECT id FROM grants WHERE entry_id = $1 AND active FOR UPDATE").await?;
-    let grant: Option<Uuid> = tx.query_opt(&stmt, &[&entry_id]).await?.map(|r| r.get(0));
-    if let Some(id) = invitation {
-        let stmt =
-            tx.prepare_cached("UPDATE invitations SET state = 'revoked', terminal_at = $2 WHERE id = $1").await?;
-        tx.execute(&stmt, &[&id, &now]).await?;
-    }
-    if let Some(id) = grant {
-        let stmt = tx.prepare_cached("UPDATE grants SET active = false, revoked_at = $2 WHERE id = $1").await?;
-        tx.execute(&stmt, &[&id, &now]).await?;
-    }
-    let stmt = tx.prepare_cached("UPDATE entries SET state = 'withdrawn', updated_at = $2 WHERE id = $1").await?;
-    tx.execute(&stmt, &[&entry_id, &now]).await?;
-    // Every state but withdrawn counts toward the queue cap.
-    let stmt = tx.prepare_cached("UPDATE programs SET queue_count = queue_count - 1 WHERE id = $1").await?;
-    tx.execute(&stmt, &[&program.id]).await?;
-    let mut details = vec![("from", Detail::Code(state.as_str())), ("basis", Detail::Code(basis))];
-    if let Some(id) = invitation {
-        details.push(("invitationRevoked", Detail::Id(id)));
-    }
-    if let Some(id) = grant {
-        details.push(("grantRevoked", Detail::Id(id)));
-    }
-    audit::record(tx, program.id, Some(entry_id), actor, EventType::Withdrawn, now, &details).await?;
-    Ok(Withdrawal::Done { invitation_revoked: invitation, grant_revoked: grant })
+        tx.prepare_cached("UPDATE entries SET state = $3, updated_at = $4 WHERE id = ANY($1) AND state = $2").await?;
+    Ok(tx.execute(&stmt, &[&ids, &step.from().as_str(), &step.to().as_str(), &now]).await?)
+}
+
+/// Adds `delta` to the program's count of non-withdrawn entries (under its lock).
+pub async fn adjust_queue_count(tx: &Transaction<'_>, program_id: Uuid, delta: i32) -> Result<()> {
+    let stmt = tx.prepare_cached("UPDATE programs SET queue_count = queue_count + $2 WHERE id = $1").await?;
+    tx.execute(&stmt, &[&program_id, &delta]).await?;
+    Ok(())
 }

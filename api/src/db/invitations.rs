@@ -1,36 +1,15 @@
-//! Invitations and the grants they lead to: locks, the issuing steps shared by the
-//! single and the bulk issue, seats, expiry, revocation and delivery records.
-//! Policy: a code exists in clear only inside [`FreshCode`], which the handler turns
-//! into the one response after COMMIT; the table keeps only SHA-256 of the code's
-//! bytes. Callers hold the workspace and program locks and take entry → invitation →
-//! grant locks in that order.
+//! `invitations` rows: locks, reads, inserts, the one writer of `invitations.state`,
+//! delivery records and seats. Policy: the table keeps only SHA-256 of a code's bytes,
+//! and no statement here ever reads the digest back. Callers hold the workspace and
+//! program locks and take entry → invitation → grant locks in that order; several
+//! invitations are locked in entry id order.
 
-use crate::crypto;
-use crate::db::audit::{self, Actor, Detail, EventType};
-use crate::db::queue;
-use crate::domain::{EntryState, InvitationState};
-use crate::error::{ApiError, Result};
-use crate::routes::ts;
+use super::Result;
+use crate::domain::{InvitationMove, InvitationState};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use tokio_postgres::Row;
 use uuid::Uuid;
-
-/// A freshly generated code. Its `Debug` is redacted so it cannot reach a log line by
-/// accident; [`FreshCode::reveal`] is called once, to build the issuing response.
-pub struct FreshCode(String);
-
-impl FreshCode {
-    pub fn reveal(self) -> String {
-        self.0
-    }
-}
-
-impl std::fmt::Debug for FreshCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FreshCode(<redacted>)")
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct InvitationRow {
@@ -55,32 +34,12 @@ impl From<&Row> for InvitationRow {
             id: r.get(0),
             program_id: r.get(1),
             entry_id: r.get(2),
-            state: InvitationState::parse(r.get(3)).expect("invitations_state constraint"),
+            state: r.get::<_, &str>(3).parse().expect("invitations_state constraint"),
             issued_at: r.get(4),
             expires_at: r.get(5),
             delivery_recorded_at: r.get(6),
             delivery_channel: r.get(7),
             delivery_reference: r.get(8),
-        }
-    }
-}
-
-impl From<&InvitationRow> for shared::api::Invitation {
-    fn from(i: &InvitationRow) -> Self {
-        let delivery = match (i.delivery_recorded_at, &i.delivery_channel) {
-            (Some(at), Some(channel)) => Some(shared::api::DeliveryRecord {
-                recorded_at: ts(at),
-                channel: channel.clone(),
-                reference: i.delivery_reference.clone(),
-            }),
-            _ => None,
-        };
-        shared::api::Invitation {
-            id: i.id,
-            state: i.state.as_str().to_owned(),
-            issued_at: ts(i.issued_at),
-            expires_at: ts(i.expires_at),
-            delivery,
         }
     }
 }
@@ -92,6 +51,17 @@ pub async fn route(tx: &Transaction<'_>, id: Uuid) -> Result<Option<(Uuid, Uuid)
     Ok(tx.query_opt(&stmt, &[&id]).await?.map(|r| (r.get(0), r.get(1))))
 }
 
+/// Where a code points — (invitation, program, entry, workspace) — for lock routing only.
+pub async fn route_by_digest(tx: &Transaction<'_>, digest: &[u8]) -> Result<Option<(Uuid, Uuid, Uuid, Uuid)>> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT i.id, i.program_id, i.entry_id, p.workspace_id FROM invitations i \
+             JOIN programs p ON p.id = i.program_id WHERE i.token_sha256 = $1",
+        )
+        .await?;
+    Ok(tx.query_opt(&stmt, &[&digest]).await?.map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))))
+}
+
 /// Locks one invitation of `program_id` (after its entry).
 pub async fn lock(tx: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Option<InvitationRow>> {
     let sql = format!("SELECT {COLUMNS} FROM invitations WHERE id = $1 AND program_id = $2 FOR UPDATE");
@@ -99,103 +69,94 @@ pub async fn lock(tx: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Op
     Ok(tx.query_opt(&stmt, &[&id, &program_id]).await?.as_ref().map(InvitationRow::from))
 }
 
-/// Locks the entry's one issued invitation, if it has one (after the entry lock).
-pub async fn lock_issued(tx: &Transaction<'_>, entry_id: Uuid) -> Result<Option<InvitationRow>> {
-    let sql = format!("SELECT {COLUMNS} FROM invitations WHERE entry_id = $1 AND state = 'issued' FOR UPDATE");
+/// Locks the one issued invitation of each listed (locked) entry that has one, in entry
+/// id order.
+pub async fn lock_issued(tx: &Transaction<'_>, sorted_entry_ids: &[Uuid]) -> Result<Vec<InvitationRow>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM invitations WHERE entry_id = ANY($1) AND state = 'issued' ORDER BY entry_id FOR UPDATE"
+    );
     let stmt = tx.prepare_cached(&sql).await?;
-    Ok(tx.query_opt(&stmt, &[&entry_id]).await?.as_ref().map(InvitationRow::from))
+    Ok(tx.query(&stmt, &[&sorted_entry_ids]).await?.iter().map(InvitationRow::from).collect())
 }
 
-pub async fn get(client: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Option<InvitationRow>> {
+pub async fn get(tx: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Option<InvitationRow>> {
     let sql = format!("SELECT {COLUMNS} FROM invitations WHERE id = $1 AND program_id = $2");
-    let stmt = client.prepare_cached(&sql).await?;
-    Ok(client.query_opt(&stmt, &[&id, &program_id]).await?.as_ref().map(InvitationRow::from))
+    let stmt = tx.prepare_cached(&sql).await?;
+    Ok(tx.query_opt(&stmt, &[&id, &program_id]).await?.as_ref().map(InvitationRow::from))
+}
+
+/// The invitations of a program with the given ids, in id order.
+pub async fn get_many(tx: &Transaction<'_>, program_id: Uuid, ids: &[Uuid]) -> Result<Vec<InvitationRow>> {
+    let sql = format!("SELECT {COLUMNS} FROM invitations WHERE id = ANY($1) AND program_id = $2 ORDER BY id");
+    let stmt = tx.prepare_cached(&sql).await?;
+    Ok(tx.query(&stmt, &[&ids, &program_id]).await?.iter().map(InvitationRow::from).collect())
 }
 
 /// The entry's invitations, oldest first.
-pub async fn of_entry(client: &Transaction<'_>, entry_id: Uuid) -> Result<Vec<InvitationRow>> {
+pub async fn of_entry(tx: &Transaction<'_>, entry_id: Uuid) -> Result<Vec<InvitationRow>> {
     let sql = format!("SELECT {COLUMNS} FROM invitations WHERE entry_id = $1 ORDER BY issued_at, id");
-    let stmt = client.prepare_cached(&sql).await?;
-    Ok(client.query(&stmt, &[&entry_id]).await?.iter().map(InvitationRow::from).collect())
+    let stmt = tx.prepare_cached(&sql).await?;
+    Ok(tx.query(&stmt, &[&entry_id]).await?.iter().map(InvitationRow::from).collect())
 }
 
-/// Ends a locked, issued invitation (`revoked` or `expired`) at `now`; returns it as it
-/// is now.
+/// Ends locked, issued invitations (the move's target state) at `now`: the one writer
+/// of `invitations.state`. Returns them as they are now, in id order.
 pub async fn finish(
     tx: &Transaction<'_>,
-    inv: &InvitationRow,
-    to: InvitationState,
+    ids: &[Uuid],
+    step: InvitationMove,
     now: DateTime<Utc>,
-) -> Result<InvitationRow> {
-    if !inv.state.may_become(to) {
-        return Err(ApiError::Conflict("invalid_transition"));
-    }
-    let sql = format!("UPDATE invitations SET state = $2, terminal_at = $3 WHERE id = $1 RETURNING {COLUMNS}");
+) -> Result<Vec<InvitationRow>> {
+    let sql = format!(
+        "UPDATE invitations SET state = $2, terminal_at = $3 WHERE id = ANY($1) AND state = 'issued' \
+         RETURNING {COLUMNS}"
+    );
     let stmt = tx.prepare_cached(&sql).await?;
-    Ok(InvitationRow::from(&tx.query_one(&stmt, &[&inv.id, &to.as_str(), &now]).await?))
+    let mut rows: Vec<InvitationRow> =
+        tx.query(&stmt, &[&ids, &step.to().as_str(), &now]).await?.iter().map(InvitationRow::from).collect();
+    rows.sort_by_key(|r| r.id);
+    Ok(rows)
 }
 
-/// Seats in use: active grants plus issued invitations unexpired at `now`.
+/// Seats in use at `now` (the transaction's clock): active grants plus issued
+/// invitations not yet expired. Call under the program lock when deciding on it.
 pub async fn seats_in_use(tx: &Transaction<'_>, program_id: Uuid, now: DateTime<Utc>) -> Result<i64> {
-    const SQL: &str = r"
-        SELECT (SELECT count(*) FROM grants WHERE program_id = $1 AND active)
-             + (SELECT count(*) FROM invitations WHERE program_id = $1 AND state = 'issued' AND expires_at > $2)";
-    let stmt = tx.prepare_cached(SQL).await?;
+    let stmt = tx.prepare_cached(SEATS_IN_USE).await?;
     Ok(tx.query_one(&stmt, &[&program_id, &now]).await?.get(0))
 }
 
-/// Makes a locked entry (whose issued invitation, if any, is locked too) ready for a
-/// new invitation: `selected`, or `invited` with an expired invitation, which is marked
-/// `expired` (with its event) and the entry put back to `selected`. No active grant.
-pub async fn prepare_entry(
-    tx: &Transaction<'_>,
-    program_id: Uuid,
-    entry_id: Uuid,
-    state: EntryState,
-    issued: Option<&InvitationRow>,
-    actor: Actor,
-    now: DateTime<Utc>,
-) -> Result<()> {
-    match (state, issued) {
-        (EntryState::Selected, None) => {}
-        (EntryState::Invited, Some(inv)) if inv.expires_at <= now => {
-            finish(tx, inv, InvitationState::Expired, now).await?;
-            queue::set_state(tx, entry_id, EntryState::Invited, EntryState::Selected, now).await?;
-            let details = [("invitationId", Detail::Id(inv.id))];
-            audit::record(tx, program_id, Some(entry_id), actor, EventType::InviteExpired, now, &details).await?;
-        }
-        (_, Some(_)) => return Err(ApiError::Conflict("invitation_outstanding")),
-        _ => return Err(ApiError::Conflict("invalid_transition")),
-    }
-    let stmt = tx.prepare_cached("SELECT id FROM grants WHERE entry_id = $1 AND active FOR UPDATE").await?;
-    if tx.query_opt(&stmt, &[&entry_id]).await?.is_some() {
-        return Err(ApiError::Conflict("grant_active"));
-    }
-    Ok(())
+const SEATS_IN_USE: &str = "SELECT (SELECT count(*) FROM grants WHERE program_id = $1 AND active) \
+     + (SELECT count(*) FROM invitations WHERE program_id = $1 AND state = 'issued' AND expires_at > $2)";
+
+/// The one definition of seats in use, as an SQL expression of a program id and a time
+/// (used where a statement reads it for many programs); [`seats_in_use`] is the same.
+pub fn seats_expr(program: &str, now: &str) -> String {
+    format!(
+        "((SELECT count(*) FROM grants WHERE program_id = {program} AND active) \
+          + (SELECT count(*) FROM invitations WHERE program_id = {program} AND state = 'issued' AND expires_at > {now}))"
+    )
 }
 
-/// Issues an invitation to a prepared (`selected`) entry: a fresh code whose digest is
-/// stored, the entry `invited`, one `invite_issued` event.
-pub async fn issue(
+/// Inserts one issued invitation per (entry, digest), all expiring at `expires_at`;
+/// returns them in the order given.
+pub async fn insert(
     tx: &Transaction<'_>,
     program_id: Uuid,
-    entry_id: Uuid,
+    entries_and_digests: &[(Uuid, Vec<u8>)],
     expires_at: DateTime<Utc>,
-    actor: Actor,
     now: DateTime<Utc>,
-) -> Result<(InvitationRow, FreshCode)> {
-    let (code, digest) = crypto::new_code();
+) -> Result<Vec<InvitationRow>> {
     let sql = format!(
         "INSERT INTO invitations (program_id, entry_id, token_sha256, state, issued_at, expires_at) \
-         VALUES ($1, $2, $3, 'issued', $4, $5) RETURNING {COLUMNS}"
+         SELECT $1, e, d, 'issued', $4, $5 FROM unnest($2::uuid[], $3::bytea[]) AS t(e, d) RETURNING {COLUMNS}"
     );
+    let entries: Vec<Uuid> = entries_and_digests.iter().map(|(e, _)| *e).collect();
+    let digests: Vec<&[u8]> = entries_and_digests.iter().map(|(_, d)| d.as_slice()).collect();
     let stmt = tx.prepare_cached(&sql).await?;
-    let row = tx.query_one(&stmt, &[&program_id, &entry_id, &digest, &now, &expires_at]).await?;
-    let invitation = InvitationRow::from(&row);
-    queue::set_state(tx, entry_id, EntryState::Selected, EntryState::Invited, now).await?;
-    let details = [("invitationId", Detail::Id(invitation.id)), ("expiresAt", Detail::Time(expires_at))];
-    audit::record(tx, program_id, Some(entry_id), actor, EventType::InviteIssued, now, &details).await?;
-    Ok((invitation, FreshCode(code)))
+    let rows = tx.query(&stmt, &[&program_id, &entries, &digests, &now, &expires_at]).await?;
+    let mut out: Vec<InvitationRow> = rows.iter().map(InvitationRow::from).collect();
+    out.sort_by_key(|r| entries.iter().position(|e| *e == r.entry_id));
+    Ok(out)
 }
 
 /// Stores the owner's attestation that they sent the invitation.
@@ -212,60 +173,4 @@ pub async fn record_delivery(
     );
     let stmt = tx.prepare_cached(&sql).await?;
     Ok(InvitationRow::from(&tx.query_one(&stmt, &[&id, &now, &channel, &reference]).await?))
-}
-
-#[derive(Debug, Clone)]
-pub struct GrantRow {
-    pub id: Uuid,
-    pub entry_id: Uuid,
-    pub active: bool,
-    pub granted_at: DateTime<Utc>,
-    pub revoked_at: Option<DateTime<Utc>>,
-}
-
-const GRANT_COLUMNS: &str = "id, entry_id, active, granted_at, revoked_at";
-
-impl From<&Row> for GrantRow {
-    fn from(r: &Row) -> Self {
-        GrantRow { id: r.get(0), entry_id: r.get(1), active: r.get(2), granted_at: r.get(3), revoked_at: r.get(4) }
-    }
-}
-
-impl From<&GrantRow> for shared::api::Grant {
-    fn from(g: &GrantRow) -> Self {
-        shared::api::Grant {
-            id: g.id,
-            active: g.active,
-            granted_at: ts(g.granted_at),
-            revoked_at: g.revoked_at.map(ts),
-        }
-    }
-}
-
-/// (program, entry) of a grant, for lock routing only (immutable; rechecked under lock).
-pub async fn grant_route(tx: &Transaction<'_>, id: Uuid) -> Result<Option<(Uuid, Uuid)>> {
-    let stmt = tx.prepare_cached("SELECT program_id, entry_id FROM grants WHERE id = $1").await?;
-    Ok(tx.query_opt(&stmt, &[&id]).await?.map(|r| (r.get(0), r.get(1))))
-}
-
-/// Locks a grant of `program_id` (after its entry and any invitation lock).
-pub async fn lock_grant(tx: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Option<GrantRow>> {
-    let sql = format!("SELECT {GRANT_COLUMNS} FROM grants WHERE id = $1 AND program_id = $2 FOR UPDATE");
-    let stmt = tx.prepare_cached(&sql).await?;
-    Ok(tx.query_opt(&stmt, &[&id, &program_id]).await?.as_ref().map(GrantRow::from))
-}
-
-pub async fn grant_of_entry(client: &Transaction<'_>, entry_id: Uuid) -> Result<Option<GrantRow>> {
-    let sql = format!("SELECT {GRANT_COLUMNS} FROM grants WHERE entry_id = $1");
-    let stmt = client.prepare_cached(&sql).await?;
-    Ok(client.query_opt(&stmt, &[&entry_id]).await?.as_ref().map(GrantRow::from))
-}
-
-/// Deactivates a locked, active grant at `now`.
-pub async fn revoke_grant(tx: &Transaction<'_>, id: Uuid, now: DateTime<Utc>) -> Result<GrantRow> {
-    let sql =
-        format!("UPDATE grants SET active = false, revoked_at = $2 WHERE id = $1 AND active RETURNING {GRANT_COLUMNS}");
-    let stmt = tx.prepare_cached(&sql).await?;
-    let row = tx.query_opt(&stmt, &[&id, &now]).await?.ok_or(ApiError::Conflict("invalid_transition"))?;
-    Ok(GrantRow::from(&row))
 }

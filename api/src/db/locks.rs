@@ -2,7 +2,7 @@
 //! Each function takes one lock in its own statement and returns the row as it is after
 //! the lock was granted, so callers decide on fresh data. Callers take them in order.
 
-use crate::error::Result;
+use super::Result;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use tokio_postgres::Row;

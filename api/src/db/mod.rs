@@ -1,12 +1,18 @@
-//! The database: pool, migrations and the one transaction helper every writer uses.
-//! Policy (SPEC §5): `BEGIN ISOLATION LEVEL READ COMMITTED`, locks first in the global
-//! order workspace → program → entry → invitation → grant, then fresh reads; deadlocks
-//! and serialization failures retry the whole closure a bounded number of times; every
-//! session has finite lock and statement timeouts. No network call inside a transaction.
+//! The data layer: pool, migrations, the one transaction helper every writer uses, and
+//! one module per table family holding SQL and row structs. It speaks SQL only: no
+//! status code, no wire type; failures are [`DbError`]. Policy (SPEC §5):
+//! `BEGIN ISOLATION LEVEL READ COMMITTED`, locks first in the global order workspace →
+//! program → entry → invitation → grant, then fresh reads; a failure that asks for it
+//! retries the whole closure a bounded number of times; every session has finite lock
+//! and statement timeouts. No network call inside a transaction.
+
+mod error;
 
 pub mod audit;
 pub mod content;
+pub mod early_access;
 pub mod entries;
+pub mod grants;
 pub mod invitations;
 pub mod locks;
 pub mod owner_receipts;
@@ -16,10 +22,13 @@ pub mod rate_limits;
 pub mod signups;
 pub mod staff;
 
-use crate::error::{ApiError, Result};
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Transaction};
+pub use error::DbError;
+
+/// Every function here answers in [`DbError`].
+pub type Result<T, E = DbError> = std::result::Result<T, E>;
+
+use deadpool_postgres::{Client, Manager, ManagerConfig, Pool, RecyclingMethod, Transaction};
 use std::time::Duration;
-use tokio_postgres::error::SqlState;
 use tokio_postgres::{IsolationLevel, NoTls};
 
 mod embedded {
@@ -30,8 +39,7 @@ mod embedded {
 const SESSION_OPTIONS: &str =
     "-c lock_timeout=5000 -c statement_timeout=15000 -c idle_in_transaction_session_timeout=30000 -c TimeZone=UTC";
 
-/// How many times a transaction is run in all when PostgreSQL reports a deadlock or a
-/// serialization failure.
+/// How many times a transaction is run in all when its error asks for a retry.
 const MAX_ATTEMPTS: u32 = 5;
 
 pub fn pool(database_url: &str, size: usize) -> anyhow::Result<Pool> {
@@ -66,64 +74,59 @@ pub async fn migrate(database_url: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The error type of a transaction body: a use case's own error, which can carry a
+/// [`DbError`] and says whether the whole transaction should run again.
+pub trait TxError: From<DbError> {
+    /// Run the transaction again: a deadlock or serialization failure, or (for a body
+    /// that decides on constraint races) a writer that got in first.
+    fn retry(&self) -> bool;
+}
+
+impl TxError for DbError {
+    fn retry(&self) -> bool {
+        matches!(self, DbError::Retry)
+    }
+}
+
 /// Runs `body` in one READ COMMITTED transaction on one pooled connection and commits.
-/// The closure is run again from the start (a fresh transaction) on 40001/40P01, so it
-/// must decide everything from what it reads inside.
-pub async fn transaction<T, F>(pool: &Pool, mut body: F) -> Result<T>
+/// The closure is run again from the start (a fresh transaction) when its error says
+/// [`TxError::retry`], at most [`MAX_ATTEMPTS`] times in all, so it must decide
+/// everything from what it reads inside.
+pub async fn transaction<T, E, F>(pool: &Pool, body: F) -> Result<T, E>
 where
-    F: AsyncFnMut(&Transaction<'_>) -> Result<T>,
+    E: TxError,
+    F: AsyncFnMut(&Transaction<'_>) -> Result<T, E>,
 {
-    let mut client = pool.get().await?;
+    let mut client = pool.get().await.map_err(DbError::from)?;
+    transaction_on(&mut client, body).await
+}
+
+/// [`transaction`] on a connection the caller already holds (so one request uses one
+/// connection for its reads before the transaction and the transaction itself).
+pub async fn transaction_on<T, E, F>(client: &mut Client, mut body: F) -> Result<T, E>
+where
+    E: TxError,
+    F: AsyncFnMut(&Transaction<'_>) -> Result<T, E>,
+{
     let mut attempt = 1;
     loop {
-        let tx = client.build_transaction().isolation_level(IsolationLevel::ReadCommitted).start().await?;
-        let outcome = body(&tx).await;
-        let outcome = match outcome {
-            Ok(value) => tx.commit().await.map(|()| value).map_err(Retry::from),
+        let tx = client.build_transaction().isolation_level(IsolationLevel::ReadCommitted).start().await;
+        let tx = tx.map_err(DbError::from)?;
+        let outcome = match body(&tx).await {
+            Ok(value) => tx.commit().await.map(|()| value).map_err(|e| E::from(e.into())),
             Err(e) => {
                 // Dropping `tx` rolls back; do it explicitly to surface a dead connection.
                 let _ = tx.rollback().await;
-                Err(Retry::from(e))
+                Err(e)
             }
         };
         match outcome {
-            Ok(value) => return Ok(value),
-            Err(Retry::Again) if attempt < MAX_ATTEMPTS => {
+            Err(e) if e.retry() && attempt < MAX_ATTEMPTS => {
                 attempt += 1;
                 tokio::time::sleep(Duration::from_millis(5 * u64::from(attempt))).await;
             }
-            Err(Retry::Again) => return Err(ApiError::Unavailable("transaction kept conflicting".into())),
-            Err(Retry::Api(e)) => return Err(e),
-        }
-    }
-}
-
-/// Whether a failed transaction should be run again.
-enum Retry {
-    Again,
-    Api(ApiError),
-}
-
-impl From<tokio_postgres::Error> for Retry {
-    fn from(e: tokio_postgres::Error) -> Self {
-        if is_retryable(&e) {
-            Retry::Again
-        } else {
-            Retry::Api(e.into())
-        }
-    }
-}
-
-/// Deadlock and serialization failure: the whole transaction is safe to run again.
-pub fn is_retryable(e: &tokio_postgres::Error) -> bool {
-    matches!(e.code(), Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE)
-}
-
-impl From<ApiError> for Retry {
-    fn from(e: ApiError) -> Self {
-        match e {
-            ApiError::Unavailable(ref why) if why == crate::error::RETRYABLE_CONFLICT => Retry::Again,
-            other => Retry::Api(other),
+            Err(e) if e.retry() => return Err(DbError::Unavailable("transaction kept conflicting".into()).into()),
+            other => return other,
         }
     }
 }

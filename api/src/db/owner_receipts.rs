@@ -2,10 +2,10 @@
 //! key), holding an HMAC binding of the action and its fields, and the batches a bulk
 //! issue created. Policy: the key is looked up first after the workspace → program
 //! locks; the same binding replays (metadata only, never a code), another binding is
-//! 409 `request_key_reused`, and only a key never seen proceeds.
+//! refused, and only a key never seen proceeds.
 
+use super::Result;
 use crate::crypto;
-use crate::error::{ApiError, Result};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use uuid::Uuid;
@@ -42,6 +42,8 @@ pub enum Receipt {
     New,
     /// The same request committed before; answer from its target, do nothing again.
     Replay { target_id: Uuid },
+    /// The key was used before with other fields (or for another action).
+    Reused,
 }
 
 impl Keyed {
@@ -94,7 +96,7 @@ impl Keyed {
         if action == self.action.as_str() && crypto::same_binding(binding, &self.binding) {
             Ok(Receipt::Replay { target_id: row.get(2) })
         } else {
-            Err(ApiError::Conflict("request_key_reused"))
+            Ok(Receipt::Reused)
         }
     }
 

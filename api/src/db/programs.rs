@@ -1,10 +1,12 @@
 //! Programs and their notices, as owners manage them: create, read with live counts,
 //! change under `expectedRevision`, publish notice versions. Policy: callers hold the
-//! workspace and program locks (`routes/owner/guard.rs`) before any function here that
+//! workspace and program locks (`usecases::owner`) before any function here that
 //! decides or writes; notices are only ever appended, with the next version number.
 
-use crate::db::locks::{ProgramRow, PROGRAM_COLUMNS};
-use crate::error::{violated_constraint, ApiError, Result};
+use super::invitations::seats_expr;
+use super::locks::{ProgramRow, PROGRAM_COLUMNS};
+use super::Result;
+use crate::domain::EntryState;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use deadpool_postgres::Transaction;
@@ -22,7 +24,11 @@ pub struct NewProgram {
     pub max_invite_days: i32,
 }
 
-/// Inserts a closed program without notice or content. A taken slug is 409.
+/// The unique constraint on public slugs.
+pub const SLUG_TAKEN: &str = "programs_public_slug_key";
+
+/// Inserts a closed program without notice or content. A taken slug is
+/// `DbError::Unique(SLUG_TAKEN)`.
 pub async fn insert(tx: &Transaction<'_>, p: &NewProgram) -> Result<ProgramRow> {
     let sql = format!(
         "INSERT INTO programs (workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
@@ -31,18 +37,7 @@ pub async fn insert(tx: &Transaction<'_>, p: &NewProgram) -> Result<ProgramRow> 
     let stmt = tx.prepare_cached(&sql).await?;
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
         [&p.workspace_id, &p.slug.as_str(), &p.purpose, &p.queue_cap, &p.hourly_cap, &p.seat_cap, &p.max_invite_days];
-    match tx.query_one(&stmt, &params).await {
-        Ok(row) => Ok(ProgramRow::from(&row)),
-        Err(e) if violated_constraint(&e) == Some("programs_public_slug_key") => Err(ApiError::Conflict("slug_taken")),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// The workspace's programs, oldest first (read after the workspace lock).
-pub async fn in_workspace(client: &impl GenericClient, workspace_id: Uuid) -> Result<Vec<ProgramRow>> {
-    let sql = format!("SELECT {PROGRAM_COLUMNS} FROM programs WHERE workspace_id = $1 ORDER BY created_at, id");
-    let stmt = client.prepare_cached(&sql).await?;
-    Ok(client.query(&stmt, &[&workspace_id]).await?.iter().map(ProgramRow::from).collect())
+    Ok(ProgramRow::from(&tx.query_one(&stmt, &params).await?))
 }
 
 /// The workspace a program belongs to, for lock routing only (no lock, no decision).
@@ -71,44 +66,47 @@ pub struct NoticeRow {
     pub published_at: DateTime<Utc>,
 }
 
-const SUMMARY: &str = r"
-SELECT
-  (SELECT coalesce(sum(admitted_count), 0)::bigint FROM intake_hours
-     WHERE program_id = $1
-       AND bucket_start = date_trunc('hour', clock_timestamp() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'),
-  (SELECT count(*) FROM grants WHERE program_id = $1 AND active)
-    + (SELECT count(*) FROM invitations WHERE program_id = $1 AND state = 'issued' AND expires_at > clock_timestamp()),
-  EXISTS (SELECT 1 FROM early_access_content WHERE program_id = $1),
-  n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at
-FROM (SELECT 1) one
-LEFT JOIN notices n ON n.id = $2 AND n.program_id = $1";
-
-/// Counts and the current notice of `program` (read after its lock).
-pub async fn summary(client: &impl GenericClient, program: &ProgramRow) -> Result<Summary> {
-    let stmt = client.prepare_cached(SUMMARY).await?;
-    let r = client.query_one(&stmt, &[&program.id, &program.current_notice_id]).await?;
-    let notice = r.get::<_, Option<Uuid>>(3).map(|id| NoticeRow {
-        id,
-        version: r.get(4),
-        purpose: r.get(5),
-        contact_text: r.get(6),
-        retention_text: r.get(7),
-        published_at: r.get(8),
-    });
-    Ok(Summary { hour: r.get(0), seats: r.get(1), notice, has_content: r.get(2) })
-}
-
-/// Seats in use: active grants plus issued invitations not yet expired by the database
-/// clock. Call under the program lock when deciding on it.
-pub async fn seats_in_use(tx: &Transaction<'_>, program_id: Uuid) -> Result<i64> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT (SELECT count(*) FROM grants WHERE program_id = $1 AND active) \
-             + (SELECT count(*) FROM invitations WHERE program_id = $1 AND state = 'issued' \
-                AND expires_at > clock_timestamp())",
-        )
-        .await?;
-    Ok(tx.query_one(&stmt, &[&program_id]).await?.get(0))
+/// The programs of a workspace (or the one program `only`) with their summaries, oldest
+/// first, in one statement; counts are taken at `now`, the transaction's clock.
+pub async fn with_summaries(
+    tx: &Transaction<'_>,
+    workspace_id: Uuid,
+    only: Option<Uuid>,
+    now: DateTime<Utc>,
+) -> Result<Vec<(ProgramRow, Summary)>> {
+    let program_columns: Vec<String> = PROGRAM_COLUMNS.split(", ").map(|c| format!("p.{c}")).collect();
+    let sql = format!(
+        "SELECT {columns}, \
+           (SELECT coalesce(sum(admitted_count), 0)::bigint FROM intake_hours WHERE program_id = p.id \
+              AND bucket_start = date_trunc('hour', $3 AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), \
+           {seats}, \
+           EXISTS (SELECT 1 FROM early_access_content WHERE program_id = p.id), \
+           n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at \
+         FROM programs p LEFT JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
+         WHERE p.workspace_id = $1 AND ($2::uuid IS NULL OR p.id = $2) ORDER BY p.created_at, p.id",
+        columns = program_columns.join(", "),
+        seats = seats_expr("p.id", "$3"),
+    );
+    let stmt = tx.prepare_cached(&sql).await?;
+    let width = program_columns.len();
+    Ok(tx
+        .query(&stmt, &[&workspace_id, &only, &now])
+        .await?
+        .iter()
+        .map(|r| {
+            let notice = r.get::<_, Option<Uuid>>(width + 3).map(|id| NoticeRow {
+                id,
+                version: r.get(width + 4),
+                purpose: r.get(width + 5),
+                contact_text: r.get(width + 6),
+                retention_text: r.get(width + 7),
+                published_at: r.get(width + 8),
+            });
+            let summary =
+                Summary { hour: r.get(width), seats: r.get(width + 1), notice, has_content: r.get(width + 2) };
+            (ProgramRow::from(r), summary)
+        })
+        .collect())
 }
 
 pub async fn has_content(tx: &Transaction<'_>, program_id: Uuid) -> Result<bool> {
@@ -118,7 +116,7 @@ pub async fn has_content(tx: &Transaction<'_>, program_id: Uuid) -> Result<bool>
 
 /// The changeable settings of a program, as they will be after a PATCH.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
+pub struct ProgramSettings {
     pub signup_open: bool,
     pub access_enabled: bool,
     pub queue_cap: i32,
@@ -126,9 +124,9 @@ pub struct Settings {
     pub seat_cap: i32,
 }
 
-impl From<&ProgramRow> for Settings {
+impl From<&ProgramRow> for ProgramSettings {
     fn from(p: &ProgramRow) -> Self {
-        Settings {
+        ProgramSettings {
             signup_open: p.signup_open,
             access_enabled: p.access_enabled,
             queue_cap: p.queue_cap,
@@ -139,7 +137,7 @@ impl From<&ProgramRow> for Settings {
 }
 
 /// Writes `s` and bumps the revision; returns the row as it is now.
-pub async fn update(tx: &Transaction<'_>, program_id: Uuid, s: &Settings) -> Result<ProgramRow> {
+pub async fn update(tx: &Transaction<'_>, program_id: Uuid, s: &ProgramSettings) -> Result<ProgramRow> {
     let sql = format!(
         "UPDATE programs SET signup_open = $2, access_enabled = $3, queue_cap = $4, hourly_cap = $5, seat_cap = $6, \
          revision = revision + 1 WHERE id = $1 RETURNING {PROGRAM_COLUMNS}"
@@ -208,10 +206,15 @@ pub async fn intake_hours(client: &impl GenericClient, program_id: Uuid) -> Resu
 }
 
 /// Entries per state (states without entries are absent).
-pub async fn state_counts(client: &impl GenericClient, program_id: Uuid) -> Result<Vec<(String, i64)>> {
+pub async fn state_counts(client: &impl GenericClient, program_id: Uuid) -> Result<Vec<(EntryState, i64)>> {
     let stmt =
         client.prepare_cached("SELECT state, count(*) FROM entries WHERE program_id = $1 GROUP BY state").await?;
-    Ok(client.query(&stmt, &[&program_id]).await?.iter().map(|r| (r.get(0), r.get(1))).collect())
+    Ok(client
+        .query(&stmt, &[&program_id])
+        .await?
+        .iter()
+        .map(|r| (r.get::<_, &str>(0).parse().expect("entries_state constraint"), r.get(1)))
+        .collect())
 }
 
 /// A program as the public sees it: only with a published notice, in an active workspace.

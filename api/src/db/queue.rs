@@ -1,13 +1,12 @@
-//! The owner's queue: entries read in queue order — `(created_at, id)` ascending —
-//! paged by an opaque keyset cursor, one entry with its notice snapshot, the export,
-//! and the owner's decisions (select, decline, bulk select). Policy: the cursor holds
+//! The owner's queue, read in queue order — `(created_at, id)` ascending — paged by an
+//! opaque keyset cursor; one entry with its notice snapshot; the export. Policy: the cursor holds
 //! only a time and an id, never an email; entries are created under the program lock
 //! with the clock read after it, so an entry added later sorts after every page
 //! already read, and keyset paging neither repeats nor skips.
 
-use crate::db::audit::{self, Actor, Detail, EventType};
+use super::programs::NoticeRow;
+use super::Result;
 use crate::domain::EntryState;
-use crate::error::{ApiError, Result};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
@@ -56,7 +55,7 @@ impl From<&Row> for EntryRow {
         EntryRow {
             id: r.get(0),
             email: r.get(1),
-            state: EntryState::parse(r.get(2)).expect("entries_state constraint"),
+            state: r.get::<_, &str>(2).parse::<EntryState>().expect("entries_state constraint"),
             created_at: r.get(3),
             notice_version: r.get(4),
             permission_at: r.get(5),
@@ -113,130 +112,24 @@ pub async fn all(client: &Transaction<'_>, program_id: Uuid) -> Result<Vec<Entry
 }
 
 /// One entry of the program with the notice it was admitted under.
-pub async fn one(
-    client: &Transaction<'_>,
-    program_id: Uuid,
-    id: Uuid,
-) -> Result<Option<(EntryRow, shared::api::Notice)>> {
+pub async fn one(client: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Option<(EntryRow, NoticeRow)>> {
     let sql = format!(
-        "SELECT {ENTRY_COLUMNS}, n.purpose, n.contact_text, n.retention_text, n.published_at \
+        "SELECT {ENTRY_COLUMNS}, n.id, n.purpose, n.contact_text, n.retention_text, n.published_at \
          FROM entries e JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id \
          WHERE e.id = $1 AND e.program_id = $2"
     );
     let stmt = client.prepare_cached(&sql).await?;
     Ok(client.query_opt(&stmt, &[&id, &program_id]).await?.map(|r| {
-        let notice = shared::api::Notice {
+        let notice = NoticeRow {
+            id: r.get(6),
             version: r.get(4),
-            purpose: r.get(6),
-            contact_text: r.get(7),
-            retention_text: r.get(8),
-            published_at: crate::routes::ts(r.get(9)),
+            purpose: r.get(7),
+            contact_text: r.get(8),
+            retention_text: r.get(9),
+            published_at: r.get(10),
         };
         (EntryRow::from(&r), notice)
     }))
-}
-
-/// Moves a locked entry from `from` to `to`, if the state machine allows it.
-pub async fn set_state(
-    tx: &Transaction<'_>,
-    id: Uuid,
-    from: EntryState,
-    to: EntryState,
-    now: DateTime<Utc>,
-) -> Result<()> {
-    if !from.may_become(to) {
-        return Err(ApiError::Conflict("invalid_transition"));
-    }
-    let stmt = tx.prepare_cached("UPDATE entries SET state = $3, updated_at = $4 WHERE id = $1 AND state = $2").await?;
-    match tx.execute(&stmt, &[&id, &from.as_str(), &to.as_str(), &now]).await? {
-        1 => Ok(()),
-        _ => Err(ApiError::Conflict("invalid_transition")),
-    }
-}
-
-/// Selects a locked entry (waiting only), with the owner's reason code.
-pub async fn select(
-    tx: &Transaction<'_>,
-    program_id: Uuid,
-    id: Uuid,
-    from: EntryState,
-    reason: &'static str,
-    actor: Actor,
-    now: DateTime<Utc>,
-) -> Result<()> {
-    set_state(tx, id, from, EntryState::Selected, now).await?;
-    let details = [("from", Detail::Code(from.as_str())), ("reasonCode", Detail::Code(reason))];
-    audit::record(tx, program_id, Some(id), actor, EventType::Selected, now, &details).await?;
-    Ok(())
-}
-
-/// Declines a locked entry (waiting or selected, with no issued invitation and no grant).
-pub async fn decline(
-    tx: &Transaction<'_>,
-    program_id: Uuid,
-    id: Uuid,
-    from: EntryState,
-    reason: &'static str,
-    actor: Actor,
-    now: DateTime<Utc>,
-) -> Result<()> {
-    if !from.may_become(EntryState::Declined) {
-        return Err(ApiError::Conflict("invalid_transition"));
-    }
-    let stmt =
-        tx.prepare_cached("SELECT id FROM invitations WHERE entry_id = $1 AND state = 'issued' FOR UPDATE").await?;
-    let issued = tx.query_opt(&stmt, &[&id]).await?.is_some();
-    let stmt = tx.prepare_cached("SELECT id FROM grants WHERE entry_id = $1 FOR UPDATE").await?;
-    if issued || tx.query_opt(&stmt, &[&id]).await?.is_some() {
-        return Err(ApiError::Conflict("invalid_transition"));
-    }
-    set_state(tx, id, from, EntryState::Declined, now).await?;
-    let details = [("from", Detail::Code(from.as_str())), ("reasonCode", Detail::Code(reason))];
-    audit::record(tx, program_id, Some(id), actor, EventType::Declined, now, &details).await?;
-    Ok(())
-}
-
-/// Locks the first `count` waiting entries in queue order (one statement, so the rows
-/// are locked in that order) and selects each, one event per entry.
-pub async fn select_first_waiting(
-    tx: &Transaction<'_>,
-    program_id: Uuid,
-    count: i64,
-    reason: &'static str,
-    actor: Actor,
-    now: DateTime<Utc>,
-) -> Result<Vec<Uuid>> {
-    const SQL: &str = r"
-        SELECT id FROM entries WHERE program_id = $1 AND state = 'waiting'
-        ORDER BY created_at, id LIMIT $2 FOR UPDATE";
-    let stmt = tx.prepare_cached(SQL).await?;
-    let ids: Vec<Uuid> = tx.query(&stmt, &[&program_id, &count]).await?.iter().map(|r| r.get(0)).collect();
-    for id in &ids {
-        select(tx, program_id, *id, EntryState::Waiting, reason, actor, now).await?;
-    }
-    Ok(ids)
-}
-
-/// Locks the named entries of the program in ascending id order; returns their states
-/// and emails, or `None` when any of them is not this program's.
-pub async fn lock_many(
-    tx: &Transaction<'_>,
-    program_id: Uuid,
-    sorted_ids: &[Uuid],
-) -> Result<Option<Vec<(Uuid, EntryState, String)>>> {
-    const SQL: &str = r"
-        SELECT id, state, email_key FROM entries WHERE program_id = $1 AND id = ANY($2)
-        ORDER BY id FOR UPDATE";
-    let stmt = tx.prepare_cached(SQL).await?;
-    let rows = tx.query(&stmt, &[&program_id, &sorted_ids]).await?;
-    if rows.len() != sorted_ids.len() {
-        return Ok(None);
-    }
-    Ok(Some(
-        rows.iter()
-            .map(|r| (r.get(0), EntryState::parse(r.get(1)).expect("entries_state constraint"), r.get(2)))
-            .collect(),
-    ))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Fixed-window attempt counters in PostgreSQL, so every API instance shares them.
 //! Subjects are HMACs of the client address or account id, never the raw value.
-//! Each call is its own short transaction, outside any admission transaction.
+//! Each call is its own short transaction on the request's connection, outside any
+//! admission transaction.
 //!
 //! Counters are soft state: a crash that forgets the last few increments only gives a
 //! client a few more attempts in a window that is about to end anyway. So an increment
@@ -9,8 +10,8 @@
 //! same row, and a flush-bound commit would hold that row's lock for a disk flush,
 //! serializing all of that address's signups — across programs — at the disk's rate.
 
-use crate::error::Result;
-use deadpool_postgres::Pool;
+use super::Result;
+use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
 #[derive(Debug, Clone, Copy)]
@@ -41,8 +42,7 @@ pub fn subject(key: &[u8], scope: Scope, raw: &str) -> Vec<u8> {
 /// one pipeline (the statement is prepared first, so all three are written on the first
 /// poll and the server runs them whatever happens to this future). A failed upsert
 /// turns the COMMIT into a rollback and the error is returned.
-pub async fn hit(pool: &Pool, scope: Scope, subject: &[u8], window_secs: i32, limit: u32) -> Result<bool> {
-    let client = pool.get().await?;
+pub async fn hit(client: &Client, scope: Scope, subject: &[u8], window_secs: i32, limit: u32) -> Result<bool> {
     let stmt = client
         .prepare_cached(
             "INSERT INTO rate_limit_counters (scope, subject, window_start, hits) \
@@ -64,8 +64,7 @@ pub async fn hit(pool: &Pool, scope: Scope, subject: &[u8], window_secs: i32, li
 }
 
 /// The attempts counted in the current window, without counting one.
-pub async fn current(pool: &Pool, scope: Scope, subject: &[u8], window_secs: i32) -> Result<u32> {
-    let client = pool.get().await?;
+pub async fn current(client: &Client, scope: Scope, subject: &[u8], window_secs: i32) -> Result<u32> {
     let stmt = client
         .prepare_cached(
             "SELECT hits FROM rate_limit_counters WHERE scope = $1 AND subject = $2 \
@@ -77,8 +76,7 @@ pub async fn current(pool: &Pool, scope: Scope, subject: &[u8], window_secs: i32
 }
 
 /// Drops windows older than an hour; run periodically by the server.
-pub async fn prune(pool: &Pool) -> Result<u64> {
-    let client = pool.get().await?;
+pub async fn prune(client: &Client) -> Result<u64> {
     Ok(client
         .execute("DELETE FROM rate_limit_counters WHERE window_start < clock_timestamp() - interval '1 hour'", &[])
         .await?)

@@ -1,61 +1,27 @@
-//! The applicant's side of `entries`: public admission (SPEC §6.2) and the signed-in
-//! applicant's own entries (§6.3).
-//!
-//! Admission policy, in this order, all under workspace `FOR KEY SHARE` → program
-//! `FOR UPDATE`: the request key's receipt first (same binding → replay, other → 409),
-//! then closed / outdated notice / no choice (409), then the queue and hour caps (429,
-//! nothing written), then the email (known → receipt only), else the entry, the queue
-//! counter, the hour bucket, the receipt and the `signup` event. The clock is captured
-//! once, after the locks and the key lookup. No `count(*)` under the lock: the queue is
-//! `programs.queue_count`, the hour is one `intake_hours` row.
+//! The applicant's side of `entries`: the SQL of public admission (SPEC §6.2; the order
+//! of its decisions is `usecases::admission`'s) and the signed-in applicant's own
+//! entries (§6.3). The clock is captured once, after the locks and the key lookup. No
+//! `count(*)` under the lock: the queue is `programs.queue_count`, the hour is one
+//! `intake_hours` row, and both bumps are guarded so they never pass their caps.
 //!
 //! Round trips: the lock statements and the reads are pipelined (with its statement
 //! prepared, tokio-postgres sends a request when its future is first polled, and
 //! `try_join!` polls in argument order — [`prepare_all`] makes sure of the first part),
 //! so the server still runs them one after another — each a fresh READ COMMITTED
 //! snapshot taken after the previous statement's lock was granted — but the client
-//! waits once. The writes are pipelined the same way. Decisions are still taken in the
-//! order above; the email read is simply already there when the caps have passed.
+//! waits once. The writes are pipelined the same way. The decisions are still taken in
+//! the contract's order; the email read is simply already there when the caps have passed.
 
-use crate::crypto;
-use crate::db::audit::{self, Actor, Detail, EventType};
-use crate::db::locks::{self, Strength};
-use crate::error::{violated_constraint, ApiError, Result};
+use super::audit::{self, Actor, Detail, EventType};
+use super::locks::{self, ProgramRow, Strength};
+use super::Result;
+use crate::domain::{EntryState, InvitationState};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use deadpool_postgres::Transaction;
 use futures_util::future::try_join_all;
 use futures_util::try_join;
-use shared::EmailKey;
-use tokio_postgres::error::SqlState;
 use uuid::Uuid;
-
-/// A signup as the domain sees it: the body's fields, parsed at the edge.
-#[derive(Debug, Clone)]
-pub struct NewSignup {
-    pub request_key: Uuid,
-    pub email: EmailKey,
-    pub notice_version: i32,
-    pub permission: bool,
-}
-
-impl NewSignup {
-    /// The receipt binding: HMAC over length-prefixed (program, key, email, version, choice).
-    pub fn binding(&self, key: &[u8], program_id: Uuid) -> Vec<u8> {
-        let version = self.notice_version.to_be_bytes();
-        crypto::binding(
-            key,
-            "signup-v1",
-            &[
-                program_id.as_bytes(),
-                self.request_key.as_bytes(),
-                self.email.as_str().as_bytes(),
-                &version,
-                &[u8::from(self.permission)],
-            ],
-        )
-    }
-}
 
 /// A program's address for lock routing: read without a lock, rechecked under it.
 #[derive(Debug, Clone, Copy)]
@@ -85,69 +51,72 @@ pub async fn locate(client: &impl GenericClient, slug: &str) -> Result<Option<Ta
     Ok(row.map(|r| Target { program_id: r.get(0), workspace_id: r.get(1) }))
 }
 
-/// What an admission did; every one of them answers the same 202.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Admission {
-    /// A new entry was created.
-    Admitted,
-    /// The email was known: a receipt points at the original entry, nothing else changed.
-    Duplicate,
-    /// The key was committed before with the same binding.
-    Replay,
+/// What an admission decides on, read under its locks (see the module doc).
+#[derive(Debug, Clone)]
+pub struct AdmissionFacts {
+    /// `None` when the workspace is gone; else whether it is active.
+    pub workspace_active: Option<bool>,
+    pub program: Option<ProgramRow>,
+    /// The stored binding of the request key, when the key was committed before.
+    pub receipt: Option<Vec<u8>>,
+    /// The one clock capture, after the locks.
+    pub now: DateTime<Utc>,
+    /// `now`'s UTC hour and that hour's admissions so far.
+    pub bucket: DateTime<Utc>,
+    pub hour_count: i32,
+    /// The program's entry with this email, if any.
+    pub known_entry: Option<Uuid>,
 }
 
-/// A unique violation by a writer that slipped past the locks: the caller rolls back and
-/// decides once more from the start.
-pub const RACED: &str = "signup_race";
-
-/// Decides and records one signup in the caller's transaction (see the module policy).
-pub async fn admit(tx: &Transaction<'_>, target: Target, signup: &NewSignup, binding: &[u8]) -> Result<Admission> {
+/// Takes workspace `FOR KEY SHARE` → program `FOR UPDATE` and reads, after them, the
+/// request key's receipt, the clock and hour bucket, and the email's entry: one
+/// pipelined round trip (see the module doc).
+pub async fn read_under_locks(
+    tx: &Transaction<'_>,
+    target: Target,
+    request_key: Uuid,
+    email: &str,
+) -> Result<AdmissionFacts> {
     prepare_all(tx).await?;
     let (workspace_active, program, receipt, (now, bucket, hour_count), known_entry) = try_join!(
         locks::workspace(tx, target.workspace_id, Strength::KeyShare),
         locks::program(tx, target.workspace_id, target.program_id, Strength::Update),
-        receipt(tx, target.program_id, signup.request_key),
+        receipt(tx, target.program_id, request_key),
         clock_and_hour(tx, target.program_id),
-        entry_by_email(tx, target.program_id, &signup.email),
+        entry_by_email(tx, target.program_id, email),
     )?;
-    let program = program.ok_or(ApiError::NotFound)?;
-    if let Some(stored) = receipt {
-        return match crypto::same_binding(&stored, binding) {
-            true => Ok(Admission::Replay),
-            false => Err(ApiError::Conflict("request_key_reused")),
-        };
-    }
-    if workspace_active != Some(true) || !program.signup_open {
-        return Err(ApiError::Conflict("signup_closed"));
-    }
-    let notice_id = match (program.current_notice_id, program.current_notice_version) {
-        (Some(id), Some(version)) if version == signup.notice_version => id,
-        _ => return Err(ApiError::Conflict("notice_outdated")),
-    };
-    if !signup.permission {
-        return Err(ApiError::Conflict("permission_required"));
-    }
-    if program.queue_count >= program.queue_cap || hour_count >= program.hourly_cap {
-        return Err(ApiError::TooManyRequests);
-    }
-    if let Some(entry_id) = known_entry {
-        insert_receipt(tx, program.id, signup.request_key, binding, entry_id, now).await?;
-        return Ok(Admission::Duplicate);
-    }
+    Ok(AdmissionFacts { workspace_active, program, receipt, now, bucket, hour_count, known_entry })
+}
+
+/// A new entry with everything its admission writes.
+#[derive(Debug, Clone)]
+pub struct NewEntry<'a> {
+    pub program: &'a ProgramRow,
+    pub email: &'a str,
+    pub notice_id: Uuid,
+    pub notice_version: i32,
+    pub request_key: Uuid,
+    pub binding: &'a [u8],
+    pub now: DateTime<Utc>,
+    pub bucket: DateTime<Utc>,
+}
+
+/// Writes an admission in one pipelined round trip: the entry, the queue counter, the
+/// hour bucket, the receipt and the `signup` event. `false` when a counter guard missed
+/// (something wrote around the program lock); the caller rolls back. A unique violation
+/// (another writer got in first) is `DbError::Unique`.
+pub async fn insert_admitted(tx: &Transaction<'_>, e: &NewEntry<'_>) -> Result<bool> {
     let entry_id = Uuid::new_v4();
-    let details = [("noticeVersion", Detail::Number(i64::from(signup.notice_version)))];
+    let program_id = e.program.id;
+    let details = [("noticeVersion", Detail::Number(i64::from(e.notice_version)))];
     let (_, queue, hour, _, _) = try_join!(
-        insert_entry(tx, entry_id, program.id, &signup.email, notice_id, now),
-        bump_queue(tx, program.id),
-        bump_hour(tx, program.id, bucket, program.hourly_cap),
-        insert_receipt(tx, program.id, signup.request_key, binding, entry_id, now),
-        audit::record(tx, program.id, Some(entry_id), Actor::Public, EventType::Signup, now, &details),
+        insert_entry(tx, entry_id, program_id, e.email, e.notice_id, e.now),
+        bump_queue(tx, program_id),
+        bump_hour(tx, program_id, e.bucket, e.program.hourly_cap),
+        insert_receipt(tx, program_id, e.request_key, e.binding, entry_id, e.now),
+        audit::record(tx, program_id, Some(entry_id), Actor::Public, EventType::Signup, e.now, &details),
     )?;
-    // Both guards hold under the program lock; a miss means something wrote around it.
-    if queue.is_none() || hour.is_none() {
-        return Err(ApiError::TooManyRequests);
-    }
-    Ok(Admission::Admitted)
+    Ok(queue.is_some() && hour.is_some())
 }
 
 const RECEIPT: &str = "SELECT binding_hmac FROM signup_receipts WHERE program_id = $1 AND request_key = $2";
@@ -173,7 +142,7 @@ const INSERT_RECEIPT: &str = "INSERT INTO signup_receipts \
 
 /// Prepares every statement of the admission (one pipelined round trip on a connection
 /// that has not run one yet, no I/O once cached). With its statement prepared, a query
-/// future sends its request on first poll, so the pipelines in [`admit`] reach the
+/// future sends its request on first poll, so the pipelines above reach the
 /// server in argument order — locks before reads, the entry before what refers to it.
 async fn prepare_all(tx: &Transaction<'_>) -> Result<()> {
     let program_lock = locks::program_sql(Strength::Update);
@@ -204,21 +173,21 @@ async fn clock_and_hour(tx: &Transaction<'_>, program_id: Uuid) -> Result<(DateT
     Ok((r.get(0), r.get(1), r.get(2)))
 }
 
-async fn entry_by_email(tx: &Transaction<'_>, program_id: Uuid, email: &EmailKey) -> Result<Option<Uuid>> {
+async fn entry_by_email(tx: &Transaction<'_>, program_id: Uuid, email: &str) -> Result<Option<Uuid>> {
     let stmt = tx.prepare_cached(ENTRY_BY_EMAIL).await?;
-    Ok(tx.query_opt(&stmt, &[&program_id, &email.as_str()]).await?.map(|r| r.get(0)))
+    Ok(tx.query_opt(&stmt, &[&program_id, &email]).await?.map(|r| r.get(0)))
 }
 
 async fn insert_entry(
     tx: &Transaction<'_>,
     id: Uuid,
     program_id: Uuid,
-    email: &EmailKey,
+    email: &str,
     notice_id: Uuid,
     now: DateTime<Utc>,
 ) -> Result<()> {
     let stmt = tx.prepare_cached(INSERT_ENTRY).await?;
-    tx.execute(&stmt, &[&id, &program_id, &email.as_str(), &notice_id, &now]).await.map_err(raced)?;
+    tx.execute(&stmt, &[&id, &program_id, &email, &notice_id, &now]).await?;
     Ok(())
 }
 
@@ -231,10 +200,11 @@ async fn bump_queue(tx: &Transaction<'_>, program_id: Uuid) -> Result<Option<i32
 /// `None` if one more would pass `cap`.
 async fn bump_hour(tx: &Transaction<'_>, program_id: Uuid, bucket: DateTime<Utc>, cap: i32) -> Result<Option<i32>> {
     let stmt = tx.prepare_cached(BUMP_HOUR).await?;
-    Ok(tx.query_opt(&stmt, &[&program_id, &bucket, &cap]).await.map_err(raced)?.map(|r| r.get(0)))
+    Ok(tx.query_opt(&stmt, &[&program_id, &bucket, &cap]).await?.map(|r| r.get(0)))
 }
 
-async fn insert_receipt(
+/// The receipt of a known email's signup: points at the original entry, nothing else.
+pub async fn insert_receipt(
     tx: &Transaction<'_>,
     program_id: Uuid,
     request_key: Uuid,
@@ -243,16 +213,8 @@ async fn insert_receipt(
     now: DateTime<Utc>,
 ) -> Result<()> {
     let stmt = tx.prepare_cached(INSERT_RECEIPT).await?;
-    tx.execute(&stmt, &[&program_id, &request_key, &binding, &entry_id, &now]).await.map_err(raced)?;
+    tx.execute(&stmt, &[&program_id, &request_key, &binding, &entry_id, &now]).await?;
     Ok(())
-}
-
-/// A unique violation means another writer got there first: decide again.
-fn raced(e: tokio_postgres::Error) -> ApiError {
-    match (e.code(), violated_constraint(&e)) {
-        (Some(c), Some(_)) if *c == SqlState::UNIQUE_VIOLATION => ApiError::Conflict(RACED),
-        _ => e.into(),
-    }
 }
 
 // ---------------------------------------------------------------- own entries (§6.3)
@@ -261,14 +223,14 @@ fn raced(e: tokio_postgres::Error) -> ApiError {
 #[derive(Debug, Clone)]
 pub struct OwnEntry {
     pub slug: String,
-    pub state: String,
+    pub state: EntryState,
     pub joined_at: DateTime<Utc>,
     pub notice_version: i32,
     /// 1-based place among the program's waiting entries (by time, then id), while waiting.
     pub position: Option<i64>,
     /// The latest invitation: its state (an issued one past its expiry reads `expired`)
     /// and expiry.
-    pub invitation: Option<(String, DateTime<Utc>)>,
+    pub invitation: Option<(InvitationState, DateTime<Utc>)>,
 }
 
 /// The earliest entry per program whose email is one of `emails`, in programs of active
@@ -291,7 +253,7 @@ SELECT * FROM (
   ORDER BY e.program_id, e.created_at, e.id
 ) own ORDER BY created_at, public_slug";
 
-pub async fn own_entries(client: &impl GenericClient, emails: &[String], slug: Option<&str>) -> Result<Vec<OwnEntry>> {
+pub async fn own_entries(client: &impl GenericClient, emails: &[&str], slug: Option<&str>) -> Result<Vec<OwnEntry>> {
     if emails.is_empty() {
         return Ok(Vec::new());
     }
@@ -301,21 +263,13 @@ pub async fn own_entries(client: &impl GenericClient, emails: &[String], slug: O
         .iter()
         .map(|r| OwnEntry {
             slug: r.get(0),
-            state: r.get(1),
+            state: r.get::<_, &str>(1).parse().expect("entries_state constraint"),
             joined_at: r.get(2),
             notice_version: r.get(3),
             position: r.get(4),
-            invitation: r.get::<_, Option<String>>(5).map(|state| (state, r.get(6))),
+            invitation: r
+                .get::<_, Option<&str>>(5)
+                .map(|state| (state.parse().expect("invitations_state constraint"), r.get(6))),
         })
         .collect())
-}
-
-/// The caller's entry in a locked program (the earliest, if several emails match).
-pub async fn own_entry_id(tx: &Transaction<'_>, program_id: Uuid, emails: &[String]) -> Result<Option<Uuid>> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT id FROM entries WHERE program_id = $1 AND email_key = ANY($2) ORDER BY created_at, id LIMIT 1",
-        )
-        .await?;
-    Ok(tx.query_opt(&stmt, &[&program_id, &emails]).await?.map(|r| r.get(0)))
 }

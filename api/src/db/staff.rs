@@ -2,10 +2,10 @@
 //! Membership is read fresh after the workspace lock by every owner request, and
 //! changed only by the maintenance CLI under the workspace's `FOR UPDATE` lock.
 
-use crate::error::Result;
+use super::Result;
 use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
 use deadpool_postgres::Transaction;
-use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 /// The staff member id of an active owner of an active workspace, or `None`.

@@ -2,19 +2,15 @@
 //! header, and the request log with request ids. The log names the route *pattern*,
 //! never the path, query, headers or body, so no email, code, token or id leaks there.
 
-use crate::error::ApiError;
-use crate::startup::AppState;
+use super::error::ApiError;
+use crate::state::AppState;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderValue, CACHE_CONTROL, ORIGIN};
-use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{web, Error};
+use shared::ErrorCode;
 use std::time::Instant;
-
-fn is_mutating(method: &Method) -> bool {
-    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
-}
 
 /// Mutating requests need an `Origin` that is exactly one of `APP_ORIGINS`; a missing,
 /// foreign or `null` origin is 403 before any route runs.
@@ -22,14 +18,14 @@ pub async fn origin_guard(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
-    if is_mutating(req.method()) {
+    if super::extract::is_mutating(req.method()) {
         let allowed = req.app_data::<web::Data<AppState>>().is_some_and(|state| {
             let origin = req.headers().get(ORIGIN).and_then(|v| v.to_str().ok());
             origin.is_some_and(|o| state.settings.app_origins.iter().any(|a| a == o))
         });
         if !allowed {
             let (req, _) = req.into_parts();
-            let response = actix_web::ResponseError::error_response(&ApiError::Forbidden("origin_rejected"));
+            let response = actix_web::ResponseError::error_response(&ApiError::Forbidden(ErrorCode::OriginRejected));
             return Ok(ServiceResponse::new(req, response).map_into_right_body());
         }
     }

@@ -1,14 +1,21 @@
-//! The HTTP edge: body and parameter limits, the Origin and CSRF guards, response
-//! headers, client addresses and the request log. Everything here runs before a
-//! handler's own logic, so malformed input never reaches a route.
+//! The HTTP edge, shared by every route: the answers to failures ([`ApiError`]), the
+//! caller extractors, body and parameter limits, the Origin and CSRF guards, response
+//! headers (browser security headers in [`security_headers`]), client addresses and the
+//! request log. Everything but the error mapping runs before a handler's own logic, so
+//! malformed input never reaches a route.
 
 pub mod client_addr;
 pub mod csrf;
+pub mod error;
+pub mod extract;
 pub mod middleware;
+pub mod security_headers;
 
-use crate::error::ApiError;
+pub use error::ApiError;
+
 use actix_web::error::JsonPayloadError;
 use actix_web::web;
+use shared::ErrorCode;
 
 /// Largest request body accepted anywhere (SPEC §6.1).
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
@@ -26,7 +33,7 @@ pub fn json_config() -> web::JsonConfig {
                     ApiError::PayloadTooLarge
                 }
                 JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
-                _ => ApiError::BadRequest("invalid_body"),
+                _ => ApiError::BadRequest(ErrorCode::InvalidBody),
             };
             api.into()
         })
@@ -43,5 +50,5 @@ pub fn path_config() -> web::PathConfig {
 }
 
 pub fn query_config() -> web::QueryConfig {
-    web::QueryConfig::default().error_handler(|_, _| ApiError::BadRequest("invalid_query").into())
+    web::QueryConfig::default().error_handler(|_, _| ApiError::BadRequest(ErrorCode::InvalidQuery).into())
 }

@@ -1,7 +1,7 @@
 //! Identity (SPEC §3): who is calling, and which verified emails they hold right now.
 //! Policy: the token proves the user and session; only the Backend API, asked fresh on
-//! every recipient request and before any transaction, proves an email. Anything that
-//! fails answers 401 (bad token) or 503 (provider unreachable), never a guess.
+//! every recipient request and before any transaction, proves an email. A bad token or a
+//! failed lookup is an error, never a guess (the HTTP layer answers 401 or 503).
 
 mod backend;
 mod tokens;
@@ -9,17 +9,10 @@ mod tokens;
 pub use backend::{BackendClient, LookupError};
 pub use tokens::{Claims, TokenError, TokenVerifier, JWKS_FAILURE_BACKOFF};
 
-use crate::error::ApiError;
-use crate::http::csrf;
-use crate::startup::AppState;
-use actix_web::dev::Payload;
-use actix_web::http::Method;
-use actix_web::{web, FromRequest, HttpRequest};
-use futures_util::future::LocalBoxFuture;
 use shared::EmailKey;
 
-/// A request that carries a valid session token. For mutating methods the extractor
-/// also checks the session-bound CSRF token, so no mutating handler can forget it.
+/// A caller whose session token verified (the HTTP extractor, `crate::http::extract`,
+/// also checks the session-bound CSRF token on mutating requests).
 #[derive(Debug, Clone)]
 pub struct Session {
     pub user_id: String,
@@ -34,77 +27,9 @@ pub struct VerifiedUser {
 }
 
 impl VerifiedUser {
-    pub fn email_strings(&self) -> Vec<String> {
-        self.emails.iter().map(|e| e.as_str().to_owned()).collect()
-    }
-}
-
-const MAX_TOKEN_BYTES: usize = 8 * 1024;
-
-/// The session token from `Authorization: Bearer` or, failing that, the `__session` cookie.
-fn token_from(req: &HttpRequest) -> Option<String> {
-    if let Some(value) = req.headers().get(actix_web::http::header::AUTHORIZATION) {
-        let value = value.to_str().ok()?;
-        let token = value.strip_prefix("Bearer ")?;
-        return Some(token.trim().to_owned());
-    }
-    req.cookie("__session").map(|c| c.value().to_owned())
-}
-
-fn is_mutating(method: &Method) -> bool {
-    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
-}
-
-async fn session_of(req: HttpRequest) -> Result<Session, ApiError> {
-    let state = req.app_data::<web::Data<AppState>>().expect("AppState is registered").clone();
-    let token =
-        token_from(&req).filter(|t| !t.is_empty() && t.len() <= MAX_TOKEN_BYTES).ok_or(ApiError::Unauthorized)?;
-    let claims = state.identity.verifier.verify(&token).await.map_err(|e| match e {
-        TokenError::KeysUnavailable(why) => ApiError::IdentityUnavailable(why),
-        TokenError::Invalid(_) => ApiError::Unauthorized,
-    })?;
-    let session = Session { user_id: claims.sub, session_id: claims.sid };
-    if is_mutating(req.method()) {
-        let presented = req.headers().get("x-csrf-token").and_then(|v| v.to_str().ok()).unwrap_or("");
-        if !csrf::verify(&state.settings.csrf_key, &session.session_id, presented) {
-            return Err(ApiError::Forbidden("csrf_rejected"));
-        }
-    }
-    Ok(session)
-}
-
-impl FromRequest for Session {
-    type Error = ApiError;
-    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        Box::pin(session_of(req.clone()))
-    }
-}
-
-impl FromRequest for VerifiedUser {
-    type Error = ApiError;
-    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        Box::pin(async move {
-            let session = session_of(req.clone()).await?;
-            let state = req.app_data::<web::Data<AppState>>().expect("AppState is registered").clone();
-            let emails = state.identity.backend.verified_emails(&session.user_id).await?;
-            Ok(VerifiedUser { session, emails })
-        })
-    }
-}
-
-/// A user the provider no longer knows is signed out (401); any other failure of the
-/// lookup is the provider being unavailable (503). Every caller maps it the same way.
-impl From<LookupError> for ApiError {
-    fn from(e: LookupError) -> Self {
-        match e {
-            LookupError::UserGone => ApiError::Unauthorized,
-            LookupError::Unavailable(why) => ApiError::IdentityUnavailable(why),
-        }
+    /// The verified emails as the identity keys entries are stored under.
+    pub fn email_keys(&self) -> Vec<&str> {
+        self.emails.iter().map(EmailKey::as_str).collect()
     }
 }
 

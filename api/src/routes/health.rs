@@ -1,13 +1,9 @@
 //! `GET /healthz` (the process answers) and `GET /readyz` (the database answers).
 
-use crate::startup::AppState;
-use actix_web::{web, HttpResponse};
+use crate::state::AppState;
+use actix_web::{get, web, HttpResponse};
 use serde::Serialize;
 use std::time::Duration;
-
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/healthz", web::get().to(healthz)).route("/readyz", web::get().to(readyz));
-}
 
 /// The body of both probes.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -16,29 +12,20 @@ pub struct Status {
     status: &'static str,
 }
 
-#[utoipa::path(
-    get,
-    path = "/healthz",
-    operation_id = "healthz",
-    tag = "operations",
-    responses((status = 200, description = "The process answers.", body = Status))
-)]
-async fn healthz() -> HttpResponse {
+#[utoipa::path(operation_id = "healthz", responses(
+    (status = 200, description = "The process answers.", body = Status),
+))]
+#[get("/healthz")]
+pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().insert_header(("cache-control", "no-store")).json(Status { status: "ok" })
 }
 
-#[utoipa::path(
-    get,
-    path = "/readyz",
-    operation_id = "readyz",
-    tag = "operations",
-    responses(
-        (status = 200, description = "The database answers.", body = Status),
-        (status = 503, description = "The database does not answer within 2 s.", body = Status,
-            headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
-    )
-)]
-async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+#[utoipa::path(operation_id = "readyz", responses(
+    (status = 200, description = "The database answers.", body = Status),
+    (status = 503, description = "The database does not answer within 2 s.", body = Status, headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
+))]
+#[get("/readyz")]
+pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
     let check = async {
         let client = state.pool.get().await.ok()?;
         client.query_one("SELECT 1", &[]).await.ok()

@@ -1,7 +1,7 @@
 //! `GET /metrics` in Prometheus text format, served only on the separate listener bound
 //! to `METRICS_ADDR` (never on the public address).
 
-use crate::startup::AppState;
+use crate::state::AppState;
 use actix_web::dev::Server;
 use actix_web::{web, App, HttpResponse, HttpServer};
 use std::net::TcpListener;

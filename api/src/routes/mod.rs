@@ -1,22 +1,30 @@
-//! HTTP routes, one module per audience (public, recipient `me`, owner), each with a
-//! `configure` that mounts its resources; plus health, metrics and the SPA shell.
-//! One audience's routes never call another's handlers.
+//! The routes: one module per audience (public, recipient `me`, owner), each handler
+//! extracting its input, calling one use case and turning the result into the contract's
+//! answer (`views` for bodies, `crate::http::ApiError` for failures). Handlers are
+//! registered once, through `utoipa_actix_web`, which collects the OpenAPI document from
+//! the same registration. Plus health, metrics and the SPA shell. One audience's routes
+//! never call another's handlers.
 
 pub mod health;
+mod input;
 pub mod me;
 pub mod metrics;
 pub mod owner;
 pub mod public;
 pub mod spa;
+mod views;
 
-use crate::error::ApiError;
+use crate::http::ApiError;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+/// Every `/api` route, in audience order.
+pub fn api(cfg: &mut ServiceConfig) {
+    public::configure(cfg);
+    me::configure(cfg);
+    owner::configure(cfg);
+}
 
 /// Unmatched `/api/*` paths: the uniform JSON 404.
 pub async fn not_found() -> Result<actix_web::HttpResponse, ApiError> {
     Err(ApiError::NotFound)
-}
-
-/// RFC 3339 in UTC with microseconds, the one timestamp format of the API.
-pub fn ts(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
 }

@@ -2,18 +2,18 @@
 //! fresh database and a real clerk-dev: audited changes, last-owner protection, and the
 //! identity provider consulted before anything is written.
 
-use crate::support::process::workspace_bin;
+use crate::support::process;
 use crate::support::TestApp;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn vestibule(app: &TestApp, args: &[&str]) -> Output {
-    Command::new(workspace_bin("vestibule"))
-        .args(args)
-        .env("DATABASE_URL", &app.db_url)
-        .env("CLERK_API_URL", &app.clerk.url)
-        .env("CLERK_SECRET_KEY", &app.clerk.secret)
-        .output()
-        .expect("vestibule runs")
+    let env = [("CLERK_API_URL", app.clerk.url.as_str()), ("CLERK_SECRET_KEY", app.clerk.secret.as_str())];
+    process::vestibule(&app.db_url, args, &env)
+}
+
+/// `vestibule owner grant|revoke --workspace-id WS --clerk-user-id USER --approval-ref REF`.
+fn membership(app: &TestApp, action: &str, ws: &str, user: &str, approval: &str) -> Output {
+    vestibule(app, &["owner", action, "--workspace-id", ws, "--clerk-user-id", user, "--approval-ref", approval])
 }
 
 fn ok(out: &Output) -> String {
@@ -38,69 +38,24 @@ async fn owners_change_only_through_audited_cli_steps_and_the_last_owner_stays()
     ));
     uuid::Uuid::parse_str(&ws).expect("bootstrap prints the workspace id");
 
-    refused(
-        &vestibule(
-            &app,
-            &["owner", "revoke", "--workspace-id", &ws, "--clerk-user-id", &first, "--approval-ref", "T-2"],
-        ),
-        "last active owner",
-    );
-    ok(&vestibule(
-        &app,
-        &["owner", "grant", "--workspace-id", &ws, "--clerk-user-id", &second, "--approval-ref", "T-3"],
-    ));
-    ok(&vestibule(
-        &app,
-        &["owner", "revoke", "--workspace-id", &ws, "--clerk-user-id", &first, "--approval-ref", "T-4"],
-    ));
-    refused(
-        &vestibule(
-            &app,
-            &["owner", "revoke", "--workspace-id", &ws, "--clerk-user-id", &second, "--approval-ref", "T-5"],
-        ),
-        "last active owner",
-    );
+    refused(&membership(&app, "revoke", &ws, &first, "T-2"), "last active owner");
+    ok(&membership(&app, "grant", &ws, &second, "T-3"));
+    ok(&membership(&app, "revoke", &ws, &first, "T-4"));
+    refused(&membership(&app, "revoke", &ws, &second, "T-5"), "last active owner");
 
     // The identity provider is asked first: an unknown user changes nothing.
-    refused(
-        &vestibule(
-            &app,
-            &["owner", "grant", "--workspace-id", &ws, "--clerk-user-id", "user_nobody", "--approval-ref", "T-6"],
-        ),
-        "no such user",
-    );
+    refused(&membership(&app, "grant", &ws, "user_nobody", "T-6"), "no such user");
     app.clerk.users_unavailable(true).await;
-    refused(
-        &vestibule(
-            &app,
-            &["owner", "grant", "--workspace-id", &ws, "--clerk-user-id", &first, "--approval-ref", "T-7"],
-        ),
-        "unavailable",
-    );
+    refused(&membership(&app, "grant", &ws, &first, "T-7"), "unavailable");
     app.clerk.users_unavailable(false).await;
     // Bad arguments are refused with a clear message and write nothing.
-    refused(
-        &vestibule(
-            &app,
-            &["owner", "grant", "--workspace-id", &ws, "--clerk-user-id", "bad id!", "--approval-ref", "T-8"],
-        ),
-        "valid Clerk user id",
-    );
-    refused(
-        &vestibule(&app, &["owner", "grant", "--workspace-id", &ws, "--clerk-user-id", &first, "--approval-ref", ""]),
-        "approval-ref",
-    );
-    let out = vestibule(
-        &app,
-        &["owner", "grant", "--workspace-id", "not-a-uuid", "--clerk-user-id", &first, "--approval-ref", "T"],
-    );
-    assert!(!out.status.success());
+    refused(&membership(&app, "grant", &ws, "bad id!", "T-8"), "valid Clerk user id");
+    refused(&membership(&app, "grant", &ws, &first, ""), "approval-ref");
+    assert!(!membership(&app, "grant", "not-a-uuid", &first, "T").status.success());
 
-    let db = app.db().await;
-    let history: Vec<(String, String)> = db
-        .query("SELECT action, approval_ref FROM staff_admin_events ORDER BY id", &[])
+    let history: Vec<(String, String)> = app
+        .rows("SELECT action, approval_ref FROM staff_admin_events ORDER BY id", &[])
         .await
-        .unwrap()
         .iter()
         .map(|r| (r.get(0), r.get(1)))
         .collect();
@@ -113,8 +68,8 @@ async fn owners_change_only_through_audited_cli_steps_and_the_last_owner_stays()
     );
 
     // The revoked owner is now treated like a stranger by the API.
-    let revoked = app.clerk.session_for(&first).await;
-    app.get("/api/owner/workspaces", Some(&revoked)).await.assert(404);
-    let current = app.clerk.session_for(&second).await;
-    app.get("/api/owner/workspaces", Some(&current)).await.assert(200);
+    let revoked = app.as_owner(app.clerk.session_for(&first).await);
+    revoked.get("/api/owner/workspaces").await.assert(404);
+    let current = app.as_owner(app.clerk.session_for(&second).await);
+    assert_eq!(current.workspaces().await.len(), 1);
 }

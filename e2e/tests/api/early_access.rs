@@ -1,53 +1,46 @@
 //! Program-scoped private content (issue 5): a grant opens its own program and nothing
 //! else; every writer's change denies the next read.
 
-use crate::support::TestApp;
+use crate::support::{Invited, Owner, Recipient, TestApp};
 use serde_json::json;
+use uuid::Uuid;
 
 const EMAIL: &str = "rita@example.com";
 
+/// A program `slug` whose code rita has redeemed and whose content she has just read.
+async fn opened(owner: &Owner, ws: Uuid, rita: &Recipient, slug: &str) -> Invited {
+    let invited = owner.invited(ws, slug, EMAIL).await;
+    rita.redeem(&invited.code).await;
+    rita.early_access(slug).await;
+    invited
+}
+
 #[tokio::test]
 async fn a_grant_to_a_never_opens_b_and_b_never_leaks_into_a() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.user(EMAIL).await;
-    let (_, _, _, code_a) = app.invited(&owner, ws, "program-a", EMAIL).await;
-    app.redeem(&rita, &code_a).await.assert(200);
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    opened(&owner, ws, &rita, "program-a").await;
     // Rita also has an entry in B, selected and invited, but she has not redeemed it.
-    let (program_b, _, _, _) = app.invited(&owner, ws, "program-b", EMAIL).await;
-    app.put_content(&owner, program_b, "Secret of B").await.assert(200);
+    let b = owner.invited(ws, "program-b", EMAIL).await;
+    owner.put_content(b.program, "Secret of B").await;
 
-    let expected = app.get("/api/nothing", None).await.text;
-    let a = app.get("/api/me/early-access/program-a", Some(&rita)).await;
-    a.assert(200);
-    assert!(a.text.contains("Private notes for program-a"));
+    let expected = app.not_found_text().await;
+    let a = rita.try_early_access("program-a").await;
+    assert_eq!(a.expect::<shared::api::EarlyAccessContent>(200).body, "Private notes for program-a");
     assert!(!a.text.contains("Secret of B"));
-    let b = app.get("/api/me/early-access/program-b", Some(&rita)).await;
-    b.assert(404);
-    assert_eq!(b.text, expected);
-    for slug in ["no-such-program", "UPPER", "x"] {
-        let r = app.get(&format!("/api/me/early-access/{slug}"), Some(&rita)).await;
-        r.assert(404);
-        assert_eq!(r.text, expected);
+    for slug in ["program-b", "no-such-program", "UPPER", "x"] {
+        rita.try_early_access(slug).await.assert_exactly(404, &expected);
     }
 }
 
 #[tokio::test]
 async fn a_recipient_without_a_staff_row_gets_404_on_every_owner_route() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.user(EMAIL).await;
-    let (program, entry, invitation, code) = app.invited(&owner, ws, "beta-staff", EMAIL).await;
-    app.redeem(&rita, &code).await.assert(200);
-    let db = app.db().await;
-    let staff: i64 = db
-        .query_one("SELECT count(*) FROM staff_members WHERE clerk_user_id = $1", &[&rita.user_id])
-        .await
-        .unwrap()
-        .get(0);
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    let invited = opened(&owner, ws, &rita, "beta-staff").await;
+    let (program, entry, invitation) = (invited.program, invited.entry, invited.invitation);
+    let staff: i64 = app.scalar("SELECT count(*) FROM staff_members WHERE clerk_user_id = $1", &[&rita.user_id]).await;
     assert_eq!(staff, 0);
-    let grant: uuid::Uuid = db.query_one("SELECT id FROM grants WHERE entry_id = $1", &[&entry]).await.unwrap().get(0);
-    let expected = app.get("/api/nothing", None).await.text;
+    let grant: Uuid = app.scalar("SELECT id FROM grants WHERE entry_id = $1", &[&entry]).await;
+    let expected = app.not_found_text().await;
     let gets = [
         "/api/owner/workspaces".to_owned(),
         format!("/api/owner/workspaces/{ws}/owners"),
@@ -60,7 +53,7 @@ async fn a_recipient_without_a_staff_row_gets_404_on_every_owner_route() {
         format!("/api/owner/programs/{program}/entries.csv"),
     ];
     for path in &gets {
-        let r = app.get(path, Some(&rita)).await;
+        let r = rita.get(path).await;
         assert_eq!((path.as_str(), r.status.as_u16(), r.text.as_str()), (path.as_str(), 404, expected.as_str()));
     }
     let posts = [
@@ -73,72 +66,71 @@ async fn a_recipient_without_a_staff_row_gets_404_on_every_owner_route() {
         ),
     ];
     for (path, body) in &posts {
-        let r = app.post(path, body, Some(&rita)).await;
+        let r = rita.post(path, body).await;
         assert_eq!((path.as_str(), r.status.as_u16(), r.text.as_str()), (path.as_str(), 404, expected.as_str()));
     }
-    app.get("/api/me/early-access/beta-staff", Some(&rita)).await.assert(200);
+    rita.early_access("beta-staff").await;
 }
 
 #[tokio::test]
 async fn each_writer_denies_the_next_read() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let db = app.db().await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    let open = async |slug: &str| opened(&owner, ws, &rita, slug).await;
 
     // Access switched off.
-    let rita = app.user(EMAIL).await;
-    let (program, _, _, code) = app.invited(&owner, ws, "gate-access", EMAIL).await;
-    app.redeem(&rita, &code).await.assert(200);
-    app.get("/api/me/early-access/gate-access", Some(&rita)).await.assert(200);
-    app.patch_program(&owner, program, json!({"accessEnabled": false})).await.assert(200);
-    app.get("/api/me/early-access/gate-access", Some(&rita)).await.assert(404);
+    let invited = open("gate-access").await;
+    owner.set_access_enabled(invited.program, false).await;
+    rita.try_early_access("gate-access").await.assert(404);
 
     // Owner grant revoke.
-    let (program, _, _, code) = app.invited(&owner, ws, "gate-grant", EMAIL).await;
-    app.redeem(&rita, &code).await.assert(200);
-    let grant: uuid::Uuid =
-        db.query_one("SELECT id FROM grants WHERE program_id = $1", &[&program]).await.unwrap().get(0);
-    app.post(&format!("/api/owner/grants/{grant}/revoke"), &json!({}), Some(&owner)).await.assert(200);
-    app.get("/api/me/early-access/gate-grant", Some(&rita)).await.assert(404);
+    let invited = open("gate-grant").await;
+    let grant: Uuid = app.scalar("SELECT id FROM grants WHERE program_id = $1", &[&invited.program]).await;
+    owner.revoke_grant(grant).await;
+    rita.try_early_access("gate-grant").await.assert(404);
 
     // Owner-recorded withdrawal.
-    let (program, entry, _, code) = app.invited(&owner, ws, "gate-owner-wd", EMAIL).await;
-    app.redeem(&rita, &code).await.assert(200);
-    let path = format!("/api/owner/programs/{program}/entries/{entry}/withdraw");
-    app.post(&path, &json!({"basis": "applicant_request"}), Some(&owner)).await.assert(200);
-    app.get("/api/me/early-access/gate-owner-wd", Some(&rita)).await.assert(404);
+    let invited = open("gate-owner-wd").await;
+    owner.withdraw(invited.program, invited.entry, "applicant_request").await;
+    rita.try_early_access("gate-owner-wd").await.assert(404);
 
     // Workspace deactivated.
-    let (_, _, _, code) = app.invited(&owner, ws, "gate-ws-2", EMAIL).await;
-    app.redeem(&rita, &code).await.assert(200);
-    app.get("/api/me/early-access/gate-ws-2", Some(&rita)).await.assert(200);
-    db.execute("UPDATE workspaces SET active = false WHERE id = $1", &[&ws]).await.unwrap();
-    app.get("/api/me/early-access/gate-ws-2", Some(&rita)).await.assert(404);
+    open("gate-ws-2").await;
+    app.exec("UPDATE workspaces SET active = false WHERE id = $1", &[&ws]).await;
+    rita.try_early_access("gate-ws-2").await.assert(404);
 }
 
 #[tokio::test]
 async fn an_email_deleted_or_unverified_at_the_provider_closes_the_content() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.user(EMAIL).await;
-    let (_, _, _, code) = app.invited(&owner, ws, "gate-email", EMAIL).await;
-    app.redeem(&rita, &code).await.assert(200);
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    opened(&owner, ws, &rita, "gate-email").await;
     let email_id = app.clerk.email_id(&rita.user_id, EMAIL).await;
     app.clerk.set_verified(&email_id, false).await;
-    app.get("/api/me/early-access/gate-email", Some(&rita)).await.assert(404);
+    rita.try_early_access("gate-email").await.assert(404);
     app.clerk.set_verified(&email_id, true).await;
-    app.get("/api/me/early-access/gate-email", Some(&rita)).await.assert(200);
+    rita.early_access("gate-email").await;
     app.clerk.add_email(&rita.user_id, "second@example.com", true).await;
     app.clerk.delete_email(&email_id).await;
-    app.get("/api/me/early-access/gate-email", Some(&rita)).await.assert(404);
+    rita.try_early_access("gate-email").await.assert(404);
+}
+
+#[tokio::test]
+async fn a_user_deleted_at_the_provider_is_signed_out_of_the_content() {
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    opened(&owner, ws, &rita, "gate-deleted").await;
+    app.clerk.delete_user(&rita.user_id).await;
+    // Her token still verifies, but the fresh lookup finds no user: signed out, not 404.
+    rita.try_early_access("gate-deleted").await.expect_error(401, "signed_out");
+    rita.try_entries().await.expect_error(401, "signed_out");
+    let grants: i64 = app.scalar("SELECT count(*) FROM grants WHERE active", &[]).await;
+    assert_eq!(grants, 1, "a lookup that finds no user changes nothing");
 }
 
 #[tokio::test]
 async fn signed_out_reads_are_401_and_no_grant_is_404() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    app.invited(&owner, ws, "gate-none", EMAIL).await;
+    owner.invited(ws, "gate-none", EMAIL).await;
     app.get("/api/me/early-access/gate-none", None).await.assert(401);
-    let rita = app.user(EMAIL).await;
-    app.get("/api/me/early-access/gate-none", Some(&rita)).await.assert(404);
+    let rita = app.recipient(EMAIL).await;
+    rita.try_early_access("gate-none").await.assert(404);
 }

@@ -4,15 +4,16 @@
 use crate::support::{TestApp, ORIGIN};
 use reqwest::Method;
 use serde_json::json;
+use shared::api::{ConfigResponse, CreateProgramRequest, MeResponse};
 
 #[tokio::test]
 async fn me_answers_user_id_and_a_session_bound_csrf_token() {
     let app = TestApp::spawn().await;
-    let user = app.user("ann@example.com").await;
-    let r = app.get("/api/me", Some(&user)).await;
-    r.assert(200);
-    assert_eq!(r.json()["userId"], user.user_id.as_str());
-    assert_eq!(r.json()["csrfToken"], api::http::csrf::token(&app.settings.csrf_key, &user.session_id).as_str());
+    let user = app.recipient("ann@example.com").await;
+    let r = user.get("/api/me").await;
+    let me: MeResponse = r.expect(200);
+    assert_eq!(me.user_id, user.user_id);
+    assert_eq!(me.csrf_token, api::http::csrf::token(&app.settings.csrf_key, &user.session_id));
     assert_eq!(r.header("cache-control"), Some("private, no-store"));
     assert!(r.header("x-request-id").is_some());
 }
@@ -21,9 +22,9 @@ async fn me_answers_user_id_and_a_session_bound_csrf_token() {
 async fn missing_token_is_401_with_the_error_shape() {
     let app = TestApp::spawn().await;
     let r = app.get("/api/me", None).await;
-    r.assert(401);
-    assert_eq!(r.code(), "signed_out");
-    assert!(r.json()["error"]["message"].is_string());
+    // Strictly an `ErrorBody`: a code and a message, nothing else.
+    let error = r.expect_error(401, "signed_out");
+    assert!(!error.message.is_empty());
     assert_eq!(r.header("cache-control"), Some("private, no-store"));
 }
 
@@ -73,9 +74,7 @@ async fn token_for_a_foreign_authorized_party_is_401_and_an_allowed_one_passes()
 #[tokio::test]
 async fn unmatched_api_paths_are_json_404_and_unknown_static_paths_are_not_the_shell() {
     let app = TestApp::spawn().await;
-    let r = app.get("/api/nope", None).await;
-    r.assert(404);
-    assert_eq!(r.code(), "not_found");
+    app.get("/api/nope", None).await.expect_error(404, "not_found");
     let r = app.get("/definitely-not-a-file.js", None).await;
     r.assert(404);
     assert!(!r.text.contains("<html"));
@@ -91,10 +90,9 @@ async fn health_and_readiness() {
 #[tokio::test]
 async fn config_tells_the_spa_how_to_sign_in() {
     let app = TestApp::spawn().await;
-    let r = app.get("/api/config", None).await;
-    r.assert(200);
-    assert_eq!(r.json()["identity"], "local");
-    assert_eq!(r.json()["identityDevUrl"], app.clerk.url.as_str());
+    let config: ConfigResponse = app.get("/api/config", None).await.expect(200);
+    assert_eq!(config.identity, "local");
+    assert_eq!(config.identity_dev_url.as_deref(), Some(app.clerk.url.as_str()));
 }
 
 #[tokio::test]
@@ -115,7 +113,15 @@ async fn mutations_without_an_allowed_origin_are_403() {
 async fn signed_in_mutations_need_the_session_bound_csrf_token() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("csrf@example.com").await;
-    let body = json!({"workspaceId": ws, "slug": "csrf-test", "purpose": "p", "queueCap": 5, "hourlyCap": 5, "seatCap": 5, "maxInviteDays": 7});
+    let body = CreateProgramRequest {
+        workspace_id: ws,
+        slug: "csrf-test".into(),
+        purpose: "p".into(),
+        queue_cap: 5,
+        hourly_cap: 5,
+        seat_cap: 5,
+        max_invite_days: 7,
+    };
     let other = app.user("other@example.com").await;
     let bad_tokens = [
         None,
@@ -136,8 +142,7 @@ async fn signed_in_mutations_need_the_session_bound_csrf_token() {
         let r = rb.send().await.unwrap();
         assert_eq!(r.status(), 403, "token {token:?}");
     }
-    let db = app.db().await;
-    let n: i64 = db.query_one("SELECT count(*) FROM programs", &[]).await.unwrap().get(0);
+    let n: i64 = app.scalar("SELECT count(*) FROM programs", &[]).await;
     assert_eq!(n, 0);
 }
 
@@ -146,33 +151,25 @@ async fn owner_routes_give_the_same_404_to_non_owners_revoked_and_foreign_owners
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("own@example.com").await;
     let (foreign, _) = app.owner("foreign@example.com").await;
-    let stranger = app.user("stranger@example.com").await;
-    let ok = app.get("/api/owner/workspaces", Some(&owner)).await;
-    ok.assert(200);
-    assert_eq!(ok.json()[0]["id"], ws.to_string());
-    app.get(&format!("/api/owner/workspaces/{ws}/owners"), Some(&owner)).await.assert(200);
+    let stranger = app.as_owner(app.user("stranger@example.com").await);
+    assert_eq!(owner.workspaces().await.iter().map(|w| w.id).collect::<Vec<_>>(), [ws]);
+    let owners = owner.owners(ws).await;
+    assert!(owners.owners.iter().any(|o| o.clerk_user_id == owner.user_id && o.active));
 
-    let not_found = app.get("/api/nothing-here", None).await.text;
-    let stranger_list = app.get("/api/owner/workspaces", Some(&stranger)).await;
-    stranger_list.assert(404);
-    assert_eq!(stranger_list.text, not_found);
+    let not_found = app.not_found_text().await;
+    stranger.get("/api/owner/workspaces").await.assert_exactly(404, &not_found);
     for who in [&stranger, &foreign] {
-        let r = app.get(&format!("/api/owner/workspaces/{ws}/owners"), Some(who)).await;
-        r.assert(404);
-        assert_eq!(r.text, not_found);
+        who.get(&format!("/api/owner/workspaces/{ws}/owners")).await.assert_exactly(404, &not_found);
     }
-    let db = app.db().await;
-    db.execute("UPDATE staff_members SET active = false WHERE clerk_user_id = $1", &[&owner.user_id]).await.unwrap();
-    let r = app.get("/api/owner/workspaces", Some(&owner)).await;
-    r.assert(404);
-    assert_eq!(r.text, not_found);
-    app.get(&format!("/api/owner/workspaces/{ws}/owners"), Some(&owner)).await.assert(404);
+    app.exec("UPDATE staff_members SET active = false WHERE clerk_user_id = $1", &[&owner.user_id]).await;
+    owner.get("/api/owner/workspaces").await.assert_exactly(404, &not_found);
+    owner.get(&format!("/api/owner/workspaces/{ws}/owners")).await.assert(404);
 }
 
 #[tokio::test]
 async fn append_only_tables_reject_update_and_delete() {
     let app = TestApp::spawn().await;
-    let (_, ws) = app.owner("audit@example.com").await;
+    app.owner("audit@example.com").await;
     let db = app.db().await;
     for sql in [
         "UPDATE staff_admin_events SET approval_ref = 'x'",
@@ -182,7 +179,6 @@ async fn append_only_tables_reject_update_and_delete() {
         let e = db.batch_execute(sql).await.expect_err(sql);
         assert!(e.as_db_error().unwrap().message().contains("append-only"), "{sql}");
     }
-    let _ = ws;
 }
 
 #[tokio::test]
@@ -206,7 +202,9 @@ async fn request_body_rules_apply_before_handlers() {
     let app = TestApp::spawn().await;
     let (owner, _) = app.owner("body@example.com").await;
     let req = |ct: &str, body: Vec<u8>| {
-        app.request(Method::POST, "/api/owner/programs", Some(&owner)).header("content-type", ct.to_owned()).body(body)
+        app.request(Method::POST, "/api/owner/programs", Some(&owner.user))
+            .header("content-type", ct.to_owned())
+            .body(body)
     };
     let r = req("text/plain", b"{}".to_vec()).send().await.unwrap();
     assert_eq!(r.status(), 415);

@@ -22,4 +22,5 @@ mod ops;
 mod programs;
 mod queue;
 mod redeem;
+mod security_headers;
 mod signup;

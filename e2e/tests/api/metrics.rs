@@ -50,11 +50,11 @@ fn label_values(samples: &BTreeMap<String, f64>) -> Vec<String> {
 async fn metrics_count_requests_admissions_and_identity_failures_on_their_own_address_only() {
     let app = spawn_with_metrics().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let program = app.open_program(&owner, ws, "metrics-beta").await;
+    let program = owner.open_program(ws, "metrics-beta").await;
     let applicant = app.user("ann@example.com").await;
     let before = scrape(&app).await;
 
-    app.signup("metrics-beta", "ann@example.com").await.assert(202);
+    app.signup("metrics-beta", "ann@example.com").await;
     app.clerk.users_unavailable(true).await;
     app.get("/api/me/entries", Some(&applicant)).await.assert(503);
     app.clerk.users_unavailable(false).await;
@@ -96,7 +96,7 @@ async fn metrics_count_requests_admissions_and_identity_failures_on_their_own_ad
 
 #[tokio::test]
 async fn an_unreachable_identity_provider_is_counted_as_jwks_unavailable() {
-    let mut app = spawn_with_metrics().await;
+    let app = spawn_with_metrics().await;
     let user = app.user("bea@example.com").await;
     app.clerk.kill().await;
 

@@ -1,42 +1,32 @@
 //! Operations (issue 7): backup and restore checked by `vestibule verify`, retention
 //! redaction, several API instances on one database.
 
-use crate::support::process::{workspace_bin, ApiProcess};
+use crate::invitations::one_seat_for_two;
+use crate::support::invitations::expiring_in;
+use crate::support::process::{self, ApiProcess};
+use crate::support::race::LockHolder;
 use crate::support::{db, TestApp};
-use serde_json::json;
+use chrono::{DateTime, Utc};
 use std::process::Command;
 use uuid::Uuid;
 
 /// A small but complete history: signups, decisions, an invitation redeemed, a withdrawal.
 async fn populate(app: &TestApp) -> Uuid {
     let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.user("rita@example.com").await;
-    let (program, _, _, code) = app.invited(&owner, ws, "ops-beta", "rita@example.com").await;
-    app.redeem(&rita, &code).await.assert(200);
+    let rita = app.recipient("rita@example.com").await;
+    let invited = owner.invited(ws, "ops-beta", "rita@example.com").await;
+    rita.redeem(&invited.code).await;
     for i in 0..5 {
-        app.signup("ops-beta", &format!("person{i}@example.com")).await.assert(202);
+        app.signup("ops-beta", &format!("person{i}@example.com")).await;
     }
-    let e = app.entry_id(program, "person0@example.com").await;
-    app.post(
-        &format!("/api/owner/programs/{program}/entries/{e}/decline"),
-        &json!({"reasonCode": "not_eligible"}),
-        Some(&owner),
-    )
-    .await
-    .assert(200);
-    let e = app.entry_id(program, "person1@example.com").await;
-    app.post(
-        &format!("/api/owner/programs/{program}/entries/{e}/withdraw"),
-        &json!({"basis": "applicant_request"}),
-        Some(&owner),
-    )
-    .await
-    .assert(200);
+    let program = invited.program;
+    owner.decline(program, app.entry_id(program, "person0@example.com").await, "not_eligible").await;
+    owner.withdraw(program, app.entry_id(program, "person1@example.com").await, "applicant_request").await;
     program
 }
 
 fn vestibule(db_url: &str, args: &[&str]) -> std::process::Output {
-    Command::new(workspace_bin("vestibule")).args(args).env("DATABASE_URL", db_url).output().expect("vestibule runs")
+    process::vestibule(db_url, args, &[])
 }
 
 /// Dumps `from` with pg_dump and restores it into a new database; returns its URL.
@@ -87,27 +77,26 @@ async fn a_restored_backup_verifies_and_a_corrupted_copy_does_not() {
 async fn redaction_replaces_old_withdrawn_and_declined_emails_and_keeps_every_link() {
     let app = TestApp::spawn().await;
     let program = populate(&app).await;
-    let dbc = app.db().await;
-    let before: i64 = dbc.query_one("SELECT count(*) FROM entries", &[]).await.unwrap().get(0);
-    let cutoff = (chrono::Utc::now() + chrono::Duration::seconds(1)).to_rfc3339();
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let before: i64 = app.scalar("SELECT count(*) FROM entries", &[]).await;
+    // The database's clock, read once the history is written: every change precedes it,
+    // and by the time the CLI runs it is already past (a future cutoff is refused).
+    let cutoff: DateTime<Utc> = app.scalar("SELECT clock_timestamp()", &[]).await;
+    let cutoff = cutoff.to_rfc3339();
     let out = vestibule(&app.db_url, &["redact", "--program", &program.to_string(), "--before", &cutoff]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "redacted 2 entries");
-    let rows = dbc.query("SELECT email_key FROM entries WHERE redacted_at IS NOT NULL", &[]).await.unwrap();
-    assert_eq!(rows.len(), 2);
-    for r in rows {
-        let email: &str = r.get(0);
+    let redacted: Vec<String> = app.column("SELECT email_key FROM entries WHERE redacted_at IS NOT NULL", &[]).await;
+    assert_eq!(redacted.len(), 2);
+    for email in redacted {
         assert!(email.starts_with("redacted+") && email.ends_with("@redacted.invalid"), "{email}");
     }
     for gone in ["person0@example.com", "person1@example.com"] {
-        let n: i64 = dbc.query_one("SELECT count(*) FROM entries WHERE email_key = $1", &[&gone]).await.unwrap().get(0);
+        let n: i64 = app.scalar("SELECT count(*) FROM entries WHERE email_key = $1", &[&gone]).await;
         assert_eq!(n, 0);
     }
-    let after: i64 = dbc.query_one("SELECT count(*) FROM entries", &[]).await.unwrap().get(0);
+    let after: i64 = app.scalar("SELECT count(*) FROM entries", &[]).await;
     assert_eq!(before, after);
-    let events: i64 =
-        dbc.query_one("SELECT count(*) FROM audit_events WHERE event_type = 'redacted'", &[]).await.unwrap().get(0);
+    let events: i64 = app.scalar("SELECT count(*) FROM audit_events WHERE event_type = 'redacted'", &[]).await;
     assert_eq!(events, 2);
     let out = vestibule(&app.db_url, &["verify"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
@@ -118,90 +107,63 @@ async fn redaction_replaces_old_withdrawn_and_declined_emails_and_keeps_every_li
     assert!(!out.status.success());
 }
 
+/// Two `vestibule serve` processes on the app's database, with `env` besides the
+/// test settings; returns the processes (kept alive) and the app reached at each.
+async fn two_instances(app: &TestApp, env: &[(&str, &str)]) -> ([ApiProcess; 2], [TestApp; 2]) {
+    let a = ApiProcess::start(&app.db_url, &app.clerk, env).await;
+    let b = ApiProcess::start(&app.db_url, &app.clerk, env).await;
+    let at = [app.at(&a.base), app.at(&b.base)];
+    ([a, b], at)
+}
+
 #[tokio::test]
 async fn two_instances_share_caps_and_rate_limits() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let caps = crate::support::flows::Caps { queue: 10, ..Default::default() };
-    app.program_with(&owner, ws, "multi", caps).await;
-    let a = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
-    let b = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
-    let http = reqwest::Client::new();
-    let mut requests = Vec::new();
-    for i in 0..30 {
-        let base = if i % 2 == 0 { &a.base } else { &b.base };
-        let body = json!({"requestKey": Uuid::new_v4(), "email": format!("m{i}@example.com"), "noticeVersion": 1, "permission": true});
-        requests.push(
-            http.post(format!("{base}/api/public/programs/multi/signups"))
-                .header("origin", crate::support::ORIGIN)
-                .json(&body)
-                .send(),
-        );
-    }
-    let statuses: Vec<u16> =
-        futures::future::join_all(requests).await.into_iter().map(|r| r.unwrap().status().as_u16()).collect();
+    let caps = crate::support::Caps { queue: 10, ..Default::default() };
+    owner.program_with(ws, "multi", caps).await;
+    let (_processes, instance) = two_instances(&app, &[]).await;
+    let emails: Vec<String> = (0..30).map(|i| format!("m{i}@example.com")).collect();
+    let replies =
+        futures::future::join_all(emails.iter().enumerate().map(|(i, e)| instance[i % 2].try_signup("multi", e))).await;
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status.as_u16()).collect();
     assert_eq!(statuses.iter().filter(|s| **s == 202).count(), 10, "{statuses:?}");
     assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 20, "{statuses:?}");
-    let n: i64 = app.db().await.query_one("SELECT count(*) FROM entries", &[]).await.unwrap().get(0);
+    let n: i64 = app.scalar("SELECT count(*) FROM entries", &[]).await;
     assert_eq!(n, 10);
 
     // The per-address signup rate is shared too (counted per minute: keep clear of the
     // minute's end so the four requests fall in one window).
-    app.program_with(&owner, ws, "multi-rate", crate::support::flows::Caps::default()).await;
-    app.db().await.batch_execute("DELETE FROM rate_limit_counters").await.unwrap();
+    owner.program_with(ws, "multi-rate", crate::support::Caps::default()).await;
+    app.exec("DELETE FROM rate_limit_counters", &[]).await;
     crate::support::clear_of_period_end(60, 10).await;
-    let a = ApiProcess::start(&app.db_url, &app.clerk, &[("SIGNUP_RATE_PER_MINUTE", "3")]).await;
-    let b = ApiProcess::start(&app.db_url, &app.clerk, &[("SIGNUP_RATE_PER_MINUTE", "3")]).await;
+    let (_processes, instance) = two_instances(&app, &[("SIGNUP_RATE_PER_MINUTE", "3")]).await;
     let mut statuses = Vec::new();
     for i in 0..4 {
-        let base = if i % 2 == 0 { &a.base } else { &b.base };
-        let body = json!({"requestKey": Uuid::new_v4(), "email": format!("r{i}@example.com"), "noticeVersion": 1, "permission": true});
-        let r = http
-            .post(format!("{base}/api/public/programs/multi-rate/signups"))
-            .header("origin", crate::support::ORIGIN)
-            .json(&body)
-            .send();
-        statuses.push(r.await.unwrap().status().as_u16());
+        statuses.push(instance[i % 2].try_signup("multi-rate", &format!("r{i}@example.com")).await.status.as_u16());
     }
     assert_eq!(statuses, [202, 202, 202, 429]);
 }
 
 #[tokio::test]
-async fn two_instances_race_for_the_last_seat_and_only_one_wins() {
+async fn two_instances_race_for_the_last_seat_and_the_first_in_line_wins_in_both_orders() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let caps = crate::support::flows::Caps { seats: 1, ..Default::default() };
-    let program = app.program_with(&owner, ws, "seats", caps).await;
-    let mut entries = Vec::new();
-    for email in ["s1@example.com", "s2@example.com"] {
-        app.signup("seats", email).await.assert(202);
-        let e = app.entry_id(program, email).await;
-        app.select(&owner, program, e).await.assert(200);
-        entries.push(e);
+    let (_processes, instance) = two_instances(&app, &[]).await;
+    let [a, b] = instance.map(|at| at.as_owner(owner.user.clone()));
+    for (slug, a_first) in [("seats-a-first", true), ("seats-b-first", false)] {
+        let (program, [entry_a, entry_b]) = one_seat_for_two(&owner, ws, slug).await;
+        let (request_a, request_b) = (expiring_in(3), expiring_in(3));
+        let issue_a = a.try_issue(program, entry_a, &request_a);
+        let issue_b = b.try_issue(program, entry_b, &request_b);
+        let hold = LockHolder::lock(&app.db_url, "programs", program).await;
+        let (first, second) =
+            if a_first { hold.in_order(issue_a, issue_b).await } else { hold.in_order(issue_b, issue_a).await };
+        first.assert(201);
+        second.expect_error(409, "no_seat_available");
+        let issued: i64 = app
+            .scalar("SELECT count(*) FROM invitations WHERE program_id = $1 AND state = 'issued'", &[&program])
+            .await;
+        assert_eq!(issued, 1, "exactly one instance issues the last seat");
     }
-    let a = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
-    let b = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
-    let http = reqwest::Client::new();
-    let csrf = api::http::csrf::token(&app.settings.csrf_key, &owner.session_id);
-    let expires = (chrono::Utc::now() + chrono::Duration::days(3)).to_rfc3339();
-    let issue = |base: &str, entry: Uuid| {
-        http.post(format!("{base}/api/owner/programs/{program}/entries/{entry}/invitations"))
-            .header("origin", crate::support::ORIGIN)
-            .header("x-csrf-token", &csrf)
-            .bearer_auth(&owner.token)
-            .json(&json!({"requestKey": Uuid::new_v4(), "expiresAt": expires}))
-            .send()
-    };
-    let (ra, rb) = tokio::join!(issue(&a.base, entries[0]), issue(&b.base, entries[1]));
-    let mut statuses = [ra.unwrap().status().as_u16(), rb.unwrap().status().as_u16()];
-    statuses.sort_unstable();
-    assert_eq!(statuses, [201, 409], "exactly one instance issues the last seat");
-    let issued: i64 = app
-        .db()
-        .await
-        .query_one("SELECT count(*) FROM invitations WHERE program_id = $1 AND state = 'issued'", &[&program])
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(issued, 1);
 }

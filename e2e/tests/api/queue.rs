@@ -2,39 +2,30 @@
 //! entry detail, the decisions' allow-lists and transitions, the CSV export, and the
 //! uniform 404 for everyone who is not a current owner of the program's workspace.
 
-use crate::support::{TestApp, User};
+use crate::support::invitations::expiring_in;
+use crate::support::secrets::hex;
+use crate::support::{Owner, TestApp, User};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use serde_json::{json, Value};
+use serde_json::json;
+use shared::api::{EntryPage, EntrySearch, EntryStateResponse};
 use std::collections::HashSet;
 use uuid::Uuid;
 
-/// An owner with an open program `slug` and `n` signups `u{i}@example.com`, in order.
-pub(crate) async fn queue_of(app: &TestApp, slug: &str, n: usize) -> (User, Uuid, Uuid) {
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let program = app.open_program(&owner, ws, slug).await;
-    for i in 0..n {
-        app.signup(slug, &format!("u{i}@example.com")).await.assert(202);
-    }
-    (owner, ws, program)
+fn ids(page: &EntryPage) -> Vec<Uuid> {
+    page.entries.iter().map(|e| e.id).collect()
 }
 
-fn ids(page: &Value) -> Vec<Uuid> {
-    page["entries"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().parse().unwrap()).collect()
+fn search(q: &str) -> EntrySearch {
+    EntrySearch { q: Some(q.into()), ..Default::default() }
 }
 
 #[tokio::test]
 async fn paging_is_stable_while_signups_arrive() {
     let app = TestApp::spawn().await;
-    let (owner, _, program) = queue_of(&app, "paging", 12).await;
-    let db = app.db().await;
-    let original: Vec<Uuid> = db
-        .query("SELECT id FROM entries WHERE program_id = $1 ORDER BY created_at, id", &[&program])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let (owner, _, program) = app.queue_of("paging", 12).await;
+    let original: Vec<Uuid> =
+        app.column("SELECT id FROM entries WHERE program_id = $1 ORDER BY created_at, id", &[&program]).await;
 
     let mut seen = Vec::new();
     let mut cursor: Option<String> = None;
@@ -44,22 +35,20 @@ async fn paging_is_stable_while_signups_arrive() {
             Some(c) => format!("?limit=5&cursor={c}"),
             None => "?limit=5".to_owned(),
         };
-        let r = app.get(&format!("/api/owner/programs/{program}/entries{query}"), Some(&owner)).await;
-        r.assert(200);
-        let page = r.json();
-        assert!(page["entries"].as_array().unwrap().len() <= 5);
+        let page = owner.entries(program, &query).await;
+        assert!(page.entries.len() <= 5);
         seen.extend(ids(&page));
         // New signups land between page reads.
         for _ in 0..2 {
-            app.signup("paging", &format!("late{added}@example.com")).await.assert(202);
+            app.signup("paging", &format!("late{added}@example.com")).await;
             added += 1;
         }
-        match page["nextCursor"].as_str() {
+        match page.next_cursor {
             Some(c) => {
-                let raw = URL_SAFE_NO_PAD.decode(c).expect("the cursor is base64url");
+                let raw = URL_SAFE_NO_PAD.decode(&c).expect("the cursor is base64url");
                 assert_eq!(raw.len(), 24, "a time and an id, nothing else");
                 assert!(!String::from_utf8_lossy(&raw).contains("example.com"), "no email in the cursor");
-                cursor = Some(c.to_owned());
+                cursor = Some(c);
             }
             None => break,
         }
@@ -74,178 +63,145 @@ async fn paging_is_stable_while_signups_arrive() {
 #[tokio::test]
 async fn list_parameters_are_bounded_and_filters_work() {
     let app = TestApp::spawn().await;
-    let (owner, _, program) = queue_of(&app, "filters", 3).await;
-    app.signup("filters", "Mixed.Case@Example.com").await.assert(202);
-    let base = format!("/api/owner/programs/{program}/entries");
+    let (owner, _, program) = app.queue_of("filters", 3).await;
+    app.signup("filters", "Mixed.Case@Example.com").await;
     for bad in
         ["?limit=0", "?limit=101", "?limit=x", "?state=nope", "?cursor=%21%21", "?cursor=AAAA", "?q=", "?other=1"]
     {
-        let r = app.get(&format!("{base}{bad}"), Some(&owner)).await;
-        r.assert(400);
+        owner.try_entries(program, bad).await.assert(400);
     }
-    // Search text travels in a body, never in a URL.
-    let search = format!("{base}/search");
-    let find = async |q: serde_json::Value| app.post(&search, &q, Some(&owner)).await;
+    // Search text travels in a body, never in a URL. Malformed bodies are raw JSON.
     for bad in [json!({"q": ""}), json!({"q": "a".repeat(255)}), json!({"q": "x", "other": 1}), json!({"limit": 0})] {
-        find(bad).await.assert(400);
+        owner.try_search(program, &bad).await.assert(400);
     }
-    app.get(&format!("{base}?limit=100"), Some(&owner)).await.assert(200);
+    owner.entries(program, "?limit=100").await;
 
     let first = app.entry_id(program, "u1@example.com").await;
-    app.select(&owner, program, first).await.assert(200);
-    let selected = app.get(&format!("{base}?state=selected"), Some(&owner)).await.json();
+    owner.select(program, first).await;
+    let selected = owner.entries(program, "?state=selected").await;
     assert_eq!(ids(&selected), vec![first]);
-    assert_eq!(selected["entries"][0]["state"], "selected");
-    assert_eq!(selected["entries"][0]["email"], "u1@example.com");
-    assert_eq!(selected["entries"][0]["noticeVersion"], 1);
-    assert!(selected["nextCursor"].is_null());
+    let shown = &selected.entries[0];
+    assert_eq!((shown.state.as_str(), shown.email.as_str(), shown.notice_version), ("selected", "u1@example.com", 1));
+    assert_eq!(selected.next_cursor, None);
 
-    let found = find(json!({"q": "mixed.case@example"})).await.json();
-    assert_eq!(found["entries"].as_array().unwrap().len(), 1, "case-insensitive fragment");
-    let wildcard = find(json!({"q": "%"})).await.json();
-    assert_eq!(wildcard["entries"].as_array().unwrap().len(), 0, "% is a literal, not a wildcard");
-    let underscore = find(json!({"q": "u_@"})).await.json();
-    assert_eq!(underscore["entries"].as_array().unwrap().len(), 0, "_ is a literal, not a wildcard");
-    let waiting_u = find(json!({"state": "waiting", "q": "U"})).await.json();
-    assert_eq!(waiting_u["entries"].as_array().unwrap().len(), 2, "filters combine");
+    let found = owner.search(program, &search("mixed.case@example")).await;
+    assert_eq!(found.entries.len(), 1, "case-insensitive fragment");
+    assert_eq!(owner.search(program, &search("%")).await.entries.len(), 0, "% is a literal, not a wildcard");
+    assert_eq!(owner.search(program, &search("u_@")).await.entries.len(), 0, "_ is a literal, not a wildcard");
+    let waiting_u = EntrySearch { state: Some("waiting".into()), ..search("U") };
+    assert_eq!(owner.search(program, &waiting_u).await.entries.len(), 2, "filters combine");
 }
 
 #[tokio::test]
 async fn entry_detail_has_the_notice_choice_time_invitations_grant_and_history_but_no_code() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let (program, entry, invitation, code) = app.invited(&owner, ws, "detail", "dana@example.com").await;
-    let r = app.get(&format!("/api/owner/programs/{program}/entries/{entry}"), Some(&owner)).await;
-    r.assert(200);
-    assert!(!r.text.contains(&code));
-    let d = r.json();
-    assert_eq!(d["email"], "dana@example.com");
-    assert_eq!(d["state"], "invited");
-    assert_eq!(d["notice"]["version"], 1);
-    assert_eq!(d["notice"]["contactText"], "We will email you once.");
-    let db = app.db().await;
+    let invited = owner.invited(ws, "detail", "dana@example.com").await;
+    let r = owner.get(&format!("/api/owner/programs/{}/entries/{}", invited.program, invited.entry)).await;
+    // Strictly decoded: an invitation carrying a code would not be an `Invitation`.
+    let d: shared::api::EntryDetail = r.expect(200);
+    assert!(!r.text.contains(&invited.code));
+    assert_eq!(d.email, "dana@example.com");
+    assert_eq!(d.state, shared::EntryState::Invited);
+    assert_eq!(d.notice.version, 1);
+    assert_eq!(d.notice.contact_text, "We will email you once.");
     let permission_at: chrono::DateTime<chrono::Utc> =
-        db.query_one("SELECT permission_at FROM entries WHERE id = $1", &[&entry]).await.unwrap().get(0);
-    assert_eq!(d["permissionAt"], api::routes::ts(permission_at));
-    assert_eq!(d["invitations"][0]["id"], invitation.to_string());
-    assert_eq!(d["invitations"][0]["state"], "issued");
-    assert_eq!(d["invitations"][0]["delivery"]["channel"], "email");
-    assert!(d["invitations"][0].get("code").is_none());
-    assert!(d["grant"].is_null());
-    let types: Vec<&str> = d["events"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+        app.scalar("SELECT permission_at FROM entries WHERE id = $1", &[&invited.entry]).await;
+    // The wire format of an instant: RFC 3339, microseconds, `Z`.
+    assert_eq!(d.permission_at, permission_at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
+    assert_eq!(d.invitations.len(), 1);
+    let invitation = &d.invitations[0];
+    assert_eq!((invitation.id, invitation.state.as_str()), (invited.invitation, "issued"));
+    assert_eq!(invitation.delivery.as_ref().map(|d| d.channel.as_str()), Some("email"));
+    assert_eq!(d.grant, None);
+    let types: Vec<&str> = d.events.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(types, ["signup", "selected", "invite_issued", "delivery_recorded"]);
-    let event_ids: Vec<i64> = d["events"].as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()).collect();
-    assert!(event_ids.windows(2).all(|w| w[0] < w[1]), "ascending id");
+    assert!(d.events.windows(2).all(|w| w[0].id < w[1].id), "ascending id");
 }
 
 #[tokio::test]
 async fn a_path_naming_another_programs_entry_is_denied_even_if_both_exist() {
     let app = TestApp::spawn().await;
-    let (owner, ws, a) = queue_of(&app, "prog-a", 1).await;
-    let b = app.open_program(&owner, ws, "prog-b").await;
-    app.signup("prog-b", "bea@example.com").await.assert(202);
+    let (owner, ws, a) = app.queue_of("prog-a", 1).await;
+    let b = owner.open_program(ws, "prog-b").await;
+    app.signup("prog-b", "bea@example.com").await;
     let of_b = app.entry_id(b, "bea@example.com").await;
-    let not_found = app.get("/api/nothing", None).await.text;
-    let r = app.get(&format!("/api/owner/programs/{a}/entries/{of_b}"), Some(&owner)).await;
-    r.assert(404);
-    assert_eq!(r.text, not_found);
-    for action in ["select", "decline"] {
-        let r = app
-            .post(
-                &format!("/api/owner/programs/{a}/entries/{of_b}/{action}"),
-                &json!({"reasonCode": "owner_discretion"}),
-                Some(&owner),
-            )
-            .await;
-        r.assert(404);
-    }
-    app.post(
-        &format!("/api/owner/programs/{a}/entries/{of_b}/withdraw"),
-        &json!({"basis": "owner_policy"}),
-        Some(&owner),
-    )
-    .await
-    .assert(404);
-    app.issue_with(&owner, a, of_b, Uuid::new_v4(), 3).await.assert(404);
-    let db = app.db().await;
-    let state: String = db.query_one("SELECT state FROM entries WHERE id = $1", &[&of_b]).await.unwrap().get(0);
+    let not_found = app.not_found_text().await;
+    owner.get(&format!("/api/owner/programs/{a}/entries/{of_b}")).await.assert_exactly(404, &not_found);
+    owner.try_select(a, of_b, "owner_discretion").await.assert(404);
+    owner.try_decline(a, of_b, "owner_discretion").await.assert(404);
+    owner.try_withdraw(a, of_b, "owner_policy").await.assert(404);
+    owner.try_issue(a, of_b, &expiring_in(3)).await.assert(404);
+    let state: String = app.scalar("SELECT state FROM entries WHERE id = $1", &[&of_b]).await;
     assert_eq!(state, "waiting");
 }
 
 #[tokio::test]
 async fn decisions_use_fixed_allow_lists_and_the_state_machine() {
     let app = TestApp::spawn().await;
-    let (owner, _, program) = queue_of(&app, "decide", 3).await;
-    let [e0, e1, e2] = [0, 1, 2].map(|i| format!("u{i}@example.com"));
-    let (e0, e1, e2) =
-        (app.entry_id(program, &e0).await, app.entry_id(program, &e1).await, app.entry_id(program, &e2).await);
-    let url = |e: Uuid, action: &str| format!("/api/owner/programs/{program}/entries/{e}/{action}");
+    let (owner, _, program) = app.queue_of("decide", 3).await;
+    let e = app.queued_entries(program, 3).await;
+    let (e0, e1, e2) = (e[0], e[1], e[2]);
 
-    for bad in [
-        json!({"reasonCode": "because"}),
-        json!({"reasonCode": "not_eligible"}),
-        json!({}),
-        json!({"reasonCode": "meets_policy", "x": 1}),
-    ] {
-        app.post(&url(e0, "select"), &bad, Some(&owner)).await.assert(400);
+    // Malformed or unlisted bodies, raw where no request type can hold them.
+    let select_path = Owner::entry_path(program, e0, "select");
+    for bad in [json!({}), json!({"reasonCode": "meets_policy", "x": 1})] {
+        owner.post(&select_path, &bad).await.assert(400);
     }
-    app.post(&url(e0, "decline"), &json!({"reasonCode": "meets_policy"}), Some(&owner)).await.assert(400);
-    app.post(&url(e0, "withdraw"), &json!({"basis": "bored"}), Some(&owner)).await.assert(400);
+    owner.try_select(program, e0, "because").await.assert(400);
+    owner.try_select(program, e0, "not_eligible").await.assert(400);
+    owner.try_decline(program, e0, "meets_policy").await.assert(400);
+    owner.try_withdraw(program, e0, "bored").await.assert(400);
 
-    let r = app.post(&url(e0, "select"), &json!({"reasonCode": "priority_group"}), Some(&owner)).await;
-    r.assert(200);
+    let r = owner.try_select(program, e0, "priority_group").await;
+    assert_eq!(r.expect::<EntryStateResponse>(200), EntryStateResponse { id: e0, state: shared::EntryState::Selected });
+    // The wire shape itself, pinned as raw JSON: a rename in `shared` must show here.
     assert_eq!(r.json(), json!({"id": e0, "state": "selected"}));
-    let again = app.post(&url(e0, "select"), &json!({"reasonCode": "priority_group"}), Some(&owner)).await;
-    again.assert(409);
-    assert_eq!(again.code(), "invalid_transition");
+    owner.try_select(program, e0, "priority_group").await.expect_error(409, "invalid_transition");
 
     // Decline: waiting or selected, but not with an issued invitation.
-    app.post(&url(e1, "decline"), &json!({"reasonCode": "not_eligible"}), Some(&owner)).await.assert(200);
-    app.post(&url(e1, "decline"), &json!({"reasonCode": "not_eligible"}), Some(&owner)).await.assert(409);
-    app.post(&url(e1, "select"), &json!({"reasonCode": "meets_policy"}), Some(&owner)).await.assert(409);
-    app.issue(&owner, program, e0).await;
-    let r = app.post(&url(e0, "decline"), &json!({"reasonCode": "capacity_reached"}), Some(&owner)).await;
-    r.assert(409);
-    assert_eq!(r.code(), "invalid_transition");
+    owner.decline(program, e1, "not_eligible").await;
+    owner.try_decline(program, e1, "not_eligible").await.assert(409);
+    owner.try_select(program, e1, "meets_policy").await.assert(409);
+    owner.issue(program, e0).await;
+    owner.try_decline(program, e0, "capacity_reached").await.expect_error(409, "invalid_transition");
 
     // The owner-recorded withdrawal is the applicant's transition: it revokes the issued
     // invitation, and repeating it answers the same.
-    let r = app.post(&url(e0, "withdraw"), &json!({"basis": "applicant_request"}), Some(&owner)).await;
-    r.assert(200);
-    assert_eq!(r.json()["state"], "withdrawn");
-    app.post(&url(e0, "withdraw"), &json!({"basis": "applicant_request"}), Some(&owner)).await.assert(200);
-    app.post(&url(e1, "withdraw"), &json!({"basis": "owner_policy"}), Some(&owner)).await.assert(409);
-    app.post(&url(e2, "decline"), &json!({"reasonCode": "duplicate_person"}), Some(&owner)).await.assert(200);
+    assert_eq!(owner.withdraw(program, e0, "applicant_request").await.state, shared::EntryState::Withdrawn);
+    owner.withdraw(program, e0, "applicant_request").await;
+    owner.try_withdraw(program, e1, "owner_policy").await.assert(409);
+    owner.decline(program, e2, "duplicate_person").await;
 
-    let db = app.db().await;
-    let inv: String = db.query_one("SELECT state FROM invitations WHERE entry_id = $1", &[&e0]).await.unwrap().get(0);
+    let inv: String = app.scalar("SELECT state FROM invitations WHERE entry_id = $1", &[&e0]).await;
     assert_eq!(inv, "revoked");
-    let rows =
-        db.query("SELECT event_type, details FROM audit_events WHERE entry_id = $1 ORDER BY id", &[&e0]).await.unwrap();
-    let types: Vec<&str> = rows.iter().map(|r| r.get(0)).collect();
+    let types: Vec<String> =
+        app.column("SELECT event_type FROM audit_events WHERE entry_id = $1 ORDER BY id", &[&e0]).await;
     assert_eq!(
         types,
         ["signup", "selected", "invite_issued", "withdrawn"],
         "one event per change, none for the repeat"
     );
-    let selected: Value = rows[1].get(1);
-    assert_eq!(selected["reasonCode"], "priority_group");
-    let withdrawn: Value = rows[3].get(1);
-    assert_eq!(withdrawn["basis"], "applicant_request");
+    let detail = async |event: &str, field: &str| -> String {
+        let sql = "SELECT details->>$3 FROM audit_events WHERE entry_id = $1 AND event_type = $2";
+        app.scalar(sql, &[&e0, &event, &field]).await
+    };
+    assert_eq!(detail("selected", "reasonCode").await, "priority_group");
+    assert_eq!(detail("withdrawn", "basis").await, "applicant_request");
 }
 
 #[tokio::test]
 async fn export_has_every_entry_no_codes_and_neutralized_formula_cells() {
     let app = TestApp::spawn().await;
-    let (owner, _, program) = queue_of(&app, "export", 1).await;
+    let (owner, _, program) = app.queue_of("export", 1).await;
     for email in ["=cmd@example.com", "+sum@example.com", "-neg@example.com"] {
-        app.signup("export", email).await.assert(202);
+        app.signup("export", email).await;
     }
     let entry = app.entry_id(program, "u0@example.com").await;
-    app.select(&owner, program, entry).await.assert(200);
-    let (_, code) = app.issue(&owner, program, entry).await;
+    owner.select(program, entry).await;
+    let code = owner.issue(program, entry).await.code.unwrap();
 
-    let r = app.get(&format!("/api/owner/programs/{program}/entries.csv"), Some(&owner)).await;
+    let r = owner.export(program).await;
     r.assert(200);
     assert!(r.header("content-type").unwrap().starts_with("text/csv"));
     assert_eq!(r.header("cache-control"), Some("private, no-store"));
@@ -258,23 +214,19 @@ async fn export_has_every_entry_no_codes_and_neutralized_formula_cells() {
         let cell = line.split(',').nth(1).unwrap();
         assert_eq!(cell, format!("'{email}"), "formula cells get a leading quote");
     }
-    let db = app.db().await;
-    let digest: Vec<u8> = db.query_one("SELECT token_sha256 FROM invitations", &[]).await.unwrap().get(0);
+    let digest: Vec<u8> = app.scalar("SELECT token_sha256 FROM invitations", &[]).await;
     assert!(!r.text.to_lowercase().contains(&hex(&digest)));
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[tokio::test]
 async fn strangers_foreign_and_revoked_owners_get_the_same_404_on_every_owner_route() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let (program, entry, invitation, _) = app.invited(&owner, ws, "guarded", "gus@example.com").await;
+    let invited = owner.invited(ws, "guarded", "gus@example.com").await;
+    let (program, entry, invitation) = (invited.program, invited.entry, invited.invitation);
     let (foreign, _) = app.owner("foreign@example.com").await;
     let stranger = app.user("stranger@example.com").await;
-    let not_found = app.get("/api/nothing", None).await.text;
+    let not_found = app.not_found_text().await;
     let p = format!("/api/owner/programs/{program}");
     let gets = [
         format!("{p}/entries"),
@@ -299,35 +251,30 @@ async fn strangers_foreign_and_revoked_owners_get_the_same_404_on_every_owner_ro
         (format!("/api/owner/grants/{}/revoke", Uuid::new_v4()), json!({})),
     ];
     let check = async |who: &User, label: &str| {
+        let as_who = app.as_owner(who.clone());
         for path in &gets {
-            let r = app.get(path, Some(who)).await;
+            let r = as_who.get(path).await;
             assert_eq!((r.status.as_u16(), &r.text), (404, &not_found), "{label} GET {path}");
         }
         for (path, body) in &posts {
-            let r = app.post(path, body, Some(who)).await;
+            let r = as_who.post(path, body).await;
             assert_eq!((r.status.as_u16(), &r.text), (404, &not_found), "{label} POST {path}");
         }
-        let r = app.put(&format!("{p}/content"), &json!({"expectedRevision": 1, "body": "x"}), Some(who)).await;
+        let r = as_who.try_put_content(program, 1, "x").await;
         assert_eq!((r.status.as_u16(), &r.text), (404, &not_found), "{label} PUT content");
     };
     check(&stranger, "signed-in non-owner").await;
-    check(&foreign, "owner of another workspace").await;
-    let db = app.db().await;
-    db.execute("UPDATE staff_members SET active = false WHERE clerk_user_id = $1", &[&owner.user_id]).await.unwrap();
-    check(&owner, "revoked owner").await;
+    check(&foreign.user, "owner of another workspace").await;
+    app.exec("UPDATE staff_members SET active = false WHERE clerk_user_id = $1", &[&owner.user_id]).await;
+    check(&owner.user, "revoked owner").await;
 
-    let events: i64 = db.query_one("SELECT count(*) FROM audit_events", &[]).await.unwrap().get(0);
-    let states: Vec<String> = db
-        .query("SELECT state FROM entries UNION ALL SELECT state FROM invitations", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let events: i64 = app.scalar("SELECT count(*) FROM audit_events", &[]).await;
+    let states: Vec<String> =
+        app.column("SELECT state FROM entries UNION ALL SELECT state FROM invitations", &[]).await;
     assert_eq!(states, ["invited", "issued"], "nothing changed");
     let before = events;
-    db.execute("UPDATE staff_members SET active = true WHERE clerk_user_id = $1", &[&owner.user_id]).await.unwrap();
-    app.get(&format!("{p}/entries"), Some(&owner)).await.assert(200);
-    let after: i64 = db.query_one("SELECT count(*) FROM audit_events", &[]).await.unwrap().get(0);
+    app.exec("UPDATE staff_members SET active = true WHERE clerk_user_id = $1", &[&owner.user_id]).await;
+    owner.entries(program, "").await;
+    let after: i64 = app.scalar("SELECT count(*) FROM audit_events", &[]).await;
     assert_eq!(before, after);
 }

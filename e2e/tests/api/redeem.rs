@@ -2,172 +2,141 @@
 //! verified email is the entry's, once, while everything around it still holds.
 
 use crate::support::race::LockHolder;
-use crate::support::{TestApp, User};
+use crate::support::{Invited, Owner, Recipient, TestApp};
 use serde_json::json;
+use shared::api::RedeemResponse;
 use uuid::Uuid;
 
 const EMAIL: &str = "rita@example.com";
 
-async fn not_found_body(app: &TestApp) -> String {
-    app.get("/api/nothing", None).await.text
+async fn grants_of(app: &TestApp, program: Uuid) -> i64 {
+    app.scalar("SELECT count(*) FROM grants WHERE program_id = $1", &[&program]).await
 }
 
 #[tokio::test]
 async fn the_invited_recipient_redeems_once_and_reads_the_content() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let (program, entry, invitation, code) = app.invited(&owner, ws, "beta-one", EMAIL).await;
-    let rita = app.user(EMAIL).await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    let invited = owner.invited(ws, "beta-one", EMAIL).await;
 
-    let r = app.redeem(&rita, &code).await;
-    r.assert(200);
+    let r = rita.try_redeem(&invited.code).await;
+    let redeemed: RedeemResponse = r.expect(200);
+    assert_eq!(redeemed, RedeemResponse { program_slug: "beta-one".into(), state: shared::EntryState::Active });
+    // The wire shape itself, pinned as raw JSON: a rename in `shared` must show here.
     assert_eq!(r.json(), json!({"programSlug": "beta-one", "state": "active"}));
-    let content = app.get("/api/me/early-access/beta-one", Some(&rita)).await;
-    content.assert(200);
-    assert_eq!(content.json()["body"], "Private notes for beta-one");
+    let content = rita.try_early_access("beta-one").await;
+    assert_eq!(content.expect::<shared::api::EarlyAccessContent>(200).body, "Private notes for beta-one");
     assert_eq!(content.header("cache-control"), Some("private, no-store"));
 
-    let db = app.db().await;
-    let row = db
-        .query_one(
+    let row = app
+        .row(
             "SELECT i.state, e.state, g.clerk_user_id, g.active FROM invitations i JOIN entries e ON e.id = i.entry_id \
              JOIN grants g ON g.invitation_id = i.id WHERE i.id = $1",
-            &[&invitation],
+            &[&invited.invitation],
         )
-        .await
-        .unwrap();
+        .await;
     assert_eq!(row.get::<_, &str>(0), "redeemed");
     assert_eq!(row.get::<_, &str>(1), "active");
     assert_eq!(row.get::<_, &str>(2), rita.user_id);
     assert!(row.get::<_, bool>(3));
-    let events: Vec<String> = db
-        .query("SELECT event_type FROM audit_events WHERE entry_id = $1 ORDER BY id", &[&entry])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let events: Vec<String> =
+        app.column("SELECT event_type FROM audit_events WHERE entry_id = $1 ORDER BY id", &[&invited.entry]).await;
     assert_eq!(events.last().map(String::as_str), Some("redeemed"));
 
     // A replay is the generic 404, and nothing changes.
-    let replay = app.redeem(&rita, &code).await;
-    replay.assert(404);
-    assert_eq!(replay.text, not_found_body(&app).await);
-    let grants: i64 =
-        db.query_one("SELECT count(*) FROM grants WHERE program_id = $1", &[&program]).await.unwrap().get(0);
-    assert_eq!(grants, 1);
+    rita.try_redeem(&invited.code).await.assert_exactly(404, &app.not_found_text().await);
+    assert_eq!(grants_of(&app, invited.program).await, 1);
 }
 
 #[tokio::test]
 async fn every_failure_is_the_same_404() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let expected = not_found_body(&app).await;
-    let (program, _, _, code) = app.invited(&owner, ws, "beta-fail", EMAIL).await;
+    let expected = app.not_found_text().await;
+    let invited = owner.invited(ws, "beta-fail", EMAIL).await;
 
     // Another person, even signed in and verified.
-    let mallory = app.user("mallory@example.com").await;
-    let r = app.redeem(&mallory, &code).await;
-    r.assert(404);
-    assert_eq!(r.text, expected);
+    let mallory = app.recipient("mallory@example.com").await;
+    mallory.try_redeem(&invited.code).await.assert_exactly(404, &expected);
 
     // The right address, but not verified on this account.
-    let sneaky = app.user("sneaky@example.com").await;
+    let sneaky = app.recipient("sneaky@example.com").await;
     app.clerk.add_email(&sneaky.user_id, EMAIL, false).await;
-    let r = app.redeem(&sneaky, &code).await;
-    r.assert(404);
-    assert_eq!(r.text, expected);
+    sneaky.try_redeem(&invited.code).await.assert_exactly(404, &expected);
 
     // An unknown code of the right shape.
-    let rita = app.user(EMAIL).await;
-    let r = app.redeem(&rita, &"A".repeat(43)).await;
-    r.assert(404);
-    assert_eq!(r.text, expected);
+    let rita = app.recipient(EMAIL).await;
+    rita.try_redeem(&"A".repeat(43)).await.assert_exactly(404, &expected);
 
     // Nothing was granted along the way.
-    let db = app.db().await;
-    let grants: i64 =
-        db.query_one("SELECT count(*) FROM grants WHERE program_id = $1", &[&program]).await.unwrap().get(0);
-    assert_eq!(grants, 0);
+    assert_eq!(grants_of(&app, invited.program).await, 0);
 }
 
 #[tokio::test]
 async fn malformed_codes_are_400_before_any_lookup() {
     let app = TestApp::spawn().await;
-    let rita = app.user(EMAIL).await;
+    let rita = app.recipient(EMAIL).await;
     app.clerk.users_unavailable(true).await;
     for code in ["", "short", &"A".repeat(44), &format!("{}=", "A".repeat(42)), &"*".repeat(43)] {
-        app.redeem(&rita, code).await.assert(400);
+        rita.try_redeem(code).await.assert(400);
     }
-    let r = app.post("/api/me/invitations/redeem", &json!({"code": "x", "extra": 1}), Some(&rita)).await;
-    r.assert(400);
+    // A body with an unknown field: raw JSON, since `RedeemRequest` cannot hold it.
+    rita.post("/api/me/invitations/redeem", &json!({"code": "x", "extra": 1})).await.assert(400);
 }
 
 #[tokio::test]
 async fn a_code_without_a_delivery_record_does_not_redeem() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let program = app.open_program(&owner, ws, "beta-nodeliv").await;
-    app.signup("beta-nodeliv", EMAIL).await.assert(202);
-    let entry = app.entry_id(program, EMAIL).await;
-    app.select(&owner, program, entry).await.assert(200);
-    let (invitation, code) = app.issue(&owner, program, entry).await;
-    let rita = app.user(EMAIL).await;
-    app.redeem(&rita, &code).await.assert(404);
-    app.record_delivery(&owner, invitation).await.assert(200);
-    app.redeem(&rita, &code).await.assert(200);
+    let program = owner.open_program(ws, "beta-nodeliv").await;
+    let entry = owner.selected(program, "beta-nodeliv", EMAIL).await;
+    let issued = owner.issue(program, entry).await;
+    let code = issued.code.unwrap();
+    let rita = app.recipient(EMAIL).await;
+    rita.try_redeem(&code).await.assert(404);
+    owner.record_delivery(issued.invitation.id).await;
+    rita.redeem(&code).await;
 }
 
 #[tokio::test]
 async fn expired_and_revoked_codes_do_not_redeem() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let (_, _, invitation, code) = app.invited(&owner, ws, "beta-exp", EMAIL).await;
-    let rita = app.user(EMAIL).await;
-    let db = app.db().await;
-    db.execute(
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    let invited = owner.invited(ws, "beta-exp", EMAIL).await;
+    app.exec(
         "UPDATE invitations SET issued_at = clock_timestamp() - interval '2 days', expires_at = clock_timestamp() - interval '1 second' WHERE id = $1",
-        &[&invitation],
+        &[&invited.invitation],
     )
-    .await
-    .unwrap();
-    app.redeem(&rita, &code).await.assert(404);
+    .await;
+    rita.try_redeem(&invited.code).await.assert(404);
 
-    let (_, _, invitation, code) = app.invited(&owner, ws, "beta-rev", EMAIL).await;
-    app.post(&format!("/api/owner/invitations/{invitation}/revoke"), &json!({}), Some(&owner)).await.assert(200);
-    app.redeem(&rita, &code).await.assert(404);
+    let invited = owner.invited(ws, "beta-rev", EMAIL).await;
+    owner.revoke_invitation(invited.invitation).await;
+    rita.try_redeem(&invited.code).await.assert(404);
 }
 
 #[tokio::test]
 async fn a_withdrawn_entry_cannot_redeem_and_withdrawal_closes_the_content() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let rita = app.user(EMAIL).await;
-    let (_, _, _, code) = app.invited(&owner, ws, "beta-wd", EMAIL).await;
-    app.post("/api/me/waitlist/beta-wd/withdraw", &json!({}), Some(&rita)).await.assert(200);
-    app.redeem(&rita, &code).await.assert(404);
+    let (_, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    let invited = owner.invited(ws, "beta-wd", EMAIL).await;
+    rita.withdraw("beta-wd").await;
+    rita.try_redeem(&invited.code).await.assert(404);
 
-    let (_, _, _, code) = app.invited(&owner, ws, "beta-wd2", EMAIL).await;
-    app.redeem(&rita, &code).await.assert(200);
-    app.get("/api/me/early-access/beta-wd2", Some(&rita)).await.assert(200);
-    app.post("/api/me/waitlist/beta-wd2/withdraw", &json!({}), Some(&rita)).await.assert(200);
-    app.get("/api/me/early-access/beta-wd2", Some(&rita)).await.assert(404);
+    let invited = owner.invited(ws, "beta-wd2", EMAIL).await;
+    rita.redeem(&invited.code).await;
+    rita.early_access("beta-wd2").await;
+    rita.withdraw("beta-wd2").await;
+    rita.try_early_access("beta-wd2").await.assert(404);
 }
 
 #[tokio::test]
 async fn identity_provider_down_is_503_with_no_data() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let (_, _, _, code) = app.invited(&owner, ws, "beta-down", EMAIL).await;
-    let rita = app.user(EMAIL).await;
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    let invited = owner.invited(ws, "beta-down", EMAIL).await;
     app.clerk.users_unavailable(true).await;
-    let r = app.redeem(&rita, &code).await;
-    r.assert(503);
-    assert_eq!(r.code(), "identity_unavailable");
+    rita.try_redeem(&invited.code).await.expect_error(503, "identity_unavailable");
     app.clerk.users_unavailable(false).await;
-    app.redeem(&rita, &code).await.assert(200);
+    rita.redeem(&invited.code).await;
     app.clerk.users_unavailable(true).await;
-    let r = app.get("/api/me/early-access/beta-down", Some(&rita)).await;
+    let r = rita.try_early_access("beta-down").await;
     r.assert(503);
     assert!(!r.text.contains("Private notes"));
 }
@@ -175,63 +144,58 @@ async fn identity_provider_down_is_503_with_no_data() {
 #[tokio::test]
 async fn failed_attempts_are_rate_limited_per_account() {
     let app = TestApp::spawn_with(|s| s.redeem_failures_per_15min = 3).await;
-    // Failures are counted in fixed 15-minute windows: stay inside one.
+    // Failures are counted in fixed 15-minute windows the server keeps: stay inside one.
     crate::support::clear_of_period_end(900, 20).await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let (_, _, _, code) = app.invited(&owner, ws, "beta-rl", EMAIL).await;
-    let rita = app.user(EMAIL).await;
-    for i in 0..3 {
-        let wrong = format!("{}{}", "B".repeat(42), ["A", "Q", "g"][i]);
-        app.redeem(&rita, &wrong).await.assert(404);
+    let invited = owner.invited(ws, "beta-rl", EMAIL).await;
+    let rita = app.recipient(EMAIL).await;
+    for last in ["A", "Q", "g"] {
+        rita.try_redeem(&format!("{}{last}", "B".repeat(42))).await.assert(404);
     }
-    let r = app.redeem(&rita, &code).await;
+    let r = rita.try_redeem(&invited.code).await;
     r.assert(429);
     assert!(!r.text.contains('3'), "the count is not revealed: {}", r.text);
     // Another account is not affected.
-    let other = app.user("other@example.com").await;
-    app.redeem(&other, &format!("{}A", "C".repeat(42))).await.assert(404);
+    let other = app.recipient("other@example.com").await;
+    other.try_redeem(&format!("{}A", "C".repeat(42))).await.assert(404);
 }
 
 /// The database never holds an active grant on a revoked invitation or a withdrawn entry.
 async fn assert_invariants(app: &TestApp) {
-    let db = app.db().await;
-    let bad: i64 = db
-        .query_one(
+    let bad: i64 = app
+        .scalar(
             "SELECT count(*) FROM grants g JOIN invitations i ON i.id = g.invitation_id JOIN entries e ON e.id = g.entry_id \
              WHERE g.active AND (i.state <> 'redeemed' OR e.state <> 'active')",
             &[],
         )
-        .await
-        .unwrap()
-        .get(0);
+        .await;
     assert_eq!(bad, 0);
 }
 
-async fn race_setup(app: &TestApp, slug: &str) -> (User, Uuid, Uuid, String, User) {
+/// A workspace with its own owner, `slug` invited for rita, and rita signed in; the
+/// program row is locked so the two contenders of a race can queue behind it.
+async fn race_setup(app: &TestApp, slug: &str) -> (Owner, Invited, Recipient, LockHolder) {
     let (owner, ws) = app.owner(&format!("owner-{slug}@example.com")).await;
-    let (program, _, invitation, code) = app.invited(&owner, ws, slug, EMAIL).await;
-    let rita = app.user(EMAIL).await;
-    (owner, program, invitation, code, rita)
+    let invited = owner.invited(ws, slug, EMAIL).await;
+    let rita = app.recipient(EMAIL).await;
+    let hold = LockHolder::lock(&app.db_url, "programs", invited.program).await;
+    (owner, invited, rita, hold)
 }
 
 #[tokio::test]
 async fn revoke_versus_redeem_in_both_orders() {
     let app = TestApp::spawn().await;
     // Revoke queued first: it wins, the redemption finds nothing.
-    let (owner, program, invitation, code, rita) = race_setup(&app, "race-rv1").await;
-    let hold = LockHolder::lock(&app.db_url, "programs", program).await;
-    let revoke_path = format!("/api/owner/invitations/{invitation}/revoke");
+    let (owner, invited, rita, hold) = race_setup(&app, "race-rv1").await;
     let (revoke, redeem) =
-        hold.in_order(app.post(&revoke_path, &json!({}), Some(&owner)), app.redeem(&rita, &code)).await;
+        hold.in_order(owner.try_revoke_invitation(invited.invitation), rita.try_redeem(&invited.code)).await;
     assert_eq!((revoke.status.as_u16(), redeem.status.as_u16()), (200, 404));
     assert_invariants(&app).await;
 
     // Redeem queued first: it wins, the revocation finds no issued invitation.
-    let (owner, program, invitation, code, rita) = race_setup(&app, "race-rv2").await;
-    let hold = LockHolder::lock(&app.db_url, "programs", program).await;
-    let revoke_path = format!("/api/owner/invitations/{invitation}/revoke");
+    let (owner, invited, rita, hold) = race_setup(&app, "race-rv2").await;
     let (redeem, revoke) =
-        hold.in_order(app.redeem(&rita, &code), app.post(&revoke_path, &json!({}), Some(&owner))).await;
+        hold.in_order(rita.try_redeem(&invited.code), owner.try_revoke_invitation(invited.invitation)).await;
     assert_eq!((redeem.status.as_u16(), revoke.status.as_u16()), (200, 409));
     assert_invariants(&app).await;
 }
@@ -239,24 +203,18 @@ async fn revoke_versus_redeem_in_both_orders() {
 #[tokio::test]
 async fn withdraw_versus_redeem_in_both_orders() {
     let app = TestApp::spawn().await;
-    let withdraw_path = |slug: &str| format!("/api/me/waitlist/{slug}/withdraw");
-    let (_, program, _, code, rita) = race_setup(&app, "race-wd1").await;
-    let hold = LockHolder::lock(&app.db_url, "programs", program).await;
-    let (withdraw, redeem) =
-        hold.in_order(app.post(&withdraw_path("race-wd1"), &json!({}), Some(&rita)), app.redeem(&rita, &code)).await;
+    let (_, invited, rita, hold) = race_setup(&app, "race-wd1").await;
+    let (withdraw, redeem) = hold.in_order(rita.try_withdraw("race-wd1"), rita.try_redeem(&invited.code)).await;
     assert_eq!((withdraw.status.as_u16(), redeem.status.as_u16()), (200, 404));
     assert_invariants(&app).await;
 
-    let (_, program, _, code, rita) = race_setup(&app, "race-wd2").await;
-    let hold = LockHolder::lock(&app.db_url, "programs", program).await;
-    let (redeem, withdraw) =
-        hold.in_order(app.redeem(&rita, &code), app.post(&withdraw_path("race-wd2"), &json!({}), Some(&rita))).await;
+    let (_, invited, rita, hold) = race_setup(&app, "race-wd2").await;
+    let (redeem, withdraw) = hold.in_order(rita.try_redeem(&invited.code), rita.try_withdraw("race-wd2")).await;
     assert_eq!((redeem.status.as_u16(), withdraw.status.as_u16()), (200, 200));
     assert_invariants(&app).await;
     // The withdrawal that came second deactivated the fresh grant.
-    let db = app.db().await;
     let active: i64 =
-        db.query_one("SELECT count(*) FROM grants WHERE program_id = $1 AND active", &[&program]).await.unwrap().get(0);
+        app.scalar("SELECT count(*) FROM grants WHERE program_id = $1 AND active", &[&invited.program]).await;
     assert_eq!(active, 0);
 }
 
@@ -264,26 +222,23 @@ async fn withdraw_versus_redeem_in_both_orders() {
 async fn grant_revoke_versus_read_in_both_orders() {
     let app = TestApp::spawn().await;
     for (slug, revoke_first) in [("race-rd1", true), ("race-rd2", false)] {
-        let (owner, program, _, code, rita) = race_setup(&app, slug).await;
-        app.redeem(&rita, &code).await.assert(200);
-        let db = app.db().await;
-        let grant: Uuid =
-            db.query_one("SELECT id FROM grants WHERE program_id = $1", &[&program]).await.unwrap().get(0);
-        let revoke_path = format!("/api/owner/grants/{grant}/revoke");
-        let read_path = format!("/api/me/early-access/{slug}");
-        let hold = LockHolder::lock(&app.db_url, "programs", program).await;
+        let (owner, ws) = app.owner(&format!("owner-{slug}@example.com")).await;
+        let invited = owner.invited(ws, slug, EMAIL).await;
+        let rita = app.recipient(EMAIL).await;
+        rita.redeem(&invited.code).await;
+        let grant: Uuid = app.scalar("SELECT id FROM grants WHERE program_id = $1", &[&invited.program]).await;
+        let hold = LockHolder::lock(&app.db_url, "programs", invited.program).await;
         let (revoke, read) = if revoke_first {
-            hold.in_order(app.post(&revoke_path, &json!({}), Some(&owner)), app.get(&read_path, Some(&rita))).await
+            hold.in_order(owner.try_revoke_grant(grant), rita.try_early_access(slug)).await
         } else {
-            let (read, revoke) =
-                hold.in_order(app.get(&read_path, Some(&rita)), app.post(&revoke_path, &json!({}), Some(&owner))).await;
+            let (read, revoke) = hold.in_order(rita.try_early_access(slug), owner.try_revoke_grant(grant)).await;
             (revoke, read)
         };
         revoke.assert(200);
         // A reader that got the lock first may finish its already-authorized read; a
         // revocation that committed first denies it.
         read.assert(if revoke_first { 404 } else { 200 });
-        app.get(&read_path, Some(&rita)).await.assert(404);
+        rita.try_early_access(slug).await.assert(404);
         assert_invariants(&app).await;
     }
 }

@@ -1,17 +1,21 @@
 //! One headless Chromium driven through its own chromedriver on a free port, and the
-//! few moves the tests make: open a path, wait for text, fill, choose, click, take the
-//! screenshots. Every wait is explicit and bounded; a timeout fails with what the page
-//! showed instead.
+//! few moves the tests make: open a path, wait for text, fill, choose, click, and check a
+//! page (accessibility in both themes and at both widths, then screenshots). Every wait is
+//! explicit and bounded; a timeout fails with what the page showed instead. The browser's
+//! console is collected as the test goes, so a CSP violation anywhere fails the test.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Mutex;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use thirtyfour::prelude::*;
 use thirtyfour::LoggingPrefsLogLevel;
 use tokio::process::{Child, Command};
+
+use crate::a11y::{self, Theme};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -26,6 +30,10 @@ pub struct Browser {
     pub driver: WebDriver,
     base: String,
     profile: PathBuf,
+    /// Where downloads land (a fresh folder per browser).
+    pub downloads: PathBuf,
+    /// Every console entry read so far, as `LEVEL message`.
+    console: Mutex<Vec<String>>,
     _chromedriver: Child,
 }
 
@@ -108,12 +116,48 @@ impl Browser {
         }
         caps.set_browser_log_level(LoggingPrefsLogLevel::All).unwrap();
         let driver = WebDriver::new(url, caps).await.expect("a Chromium session");
-        Browser { driver, base: base.to_owned(), profile, _chromedriver: chromedriver }
+        let downloads = profile.join("downloads");
+        std::fs::create_dir_all(&downloads).unwrap();
+        let behavior = json!({"behavior": "allow", "downloadPath": downloads.to_string_lossy()});
+        driver.cdp().send_raw("Browser.setDownloadBehavior", behavior).await.expect("downloads allowed");
+        Browser {
+            driver,
+            base: base.to_owned(),
+            profile,
+            downloads,
+            console: Mutex::new(Vec::new()),
+            _chromedriver: chromedriver,
+        }
     }
 
     pub async fn quit(self) {
         let _ = self.driver.quit().await;
         let _ = std::fs::remove_dir_all(&self.profile);
+    }
+
+    /// Waits for the download named `name` to finish; answers its text and removes it (so
+    /// a later download of the same name is a new one).
+    pub async fn downloaded(&self, name: &str) -> String {
+        let path = self.downloads.join(name);
+        let text = until(&format!("the download {name}"), || async {
+            let listing: Vec<String> = std::fs::read_dir(&self.downloads)
+                .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+                .unwrap_or_default();
+            // Chromium writes to `<name>.crdownload` and renames it when the file is complete.
+            match std::fs::read_to_string(&path) {
+                Ok(text) if !listing.iter().any(|f| f.ends_with(".crdownload")) => Ok(Some(text)),
+                _ => Err(format!("The download folder holds {listing:?}")),
+            }
+        })
+        .await;
+        std::fs::remove_file(&path).expect("remove the download");
+        text
+    }
+
+    /// Emulates `prefers-color-scheme` for the pages that follow.
+    pub async fn set_theme(&self, theme: Theme) {
+        let media = json!({"media": "", "features": [{"name": "prefers-color-scheme", "value": theme.name()}]});
+        self.driver.cdp().send_raw("Emulation.setEmulatedMedia", media).await.expect("emulated media");
     }
 
     pub async fn open(&self, path: &str) {
@@ -126,6 +170,20 @@ impl Browser {
 
     pub async fn path(&self) -> String {
         self.driver.current_url().await.expect("url").path().to_owned()
+    }
+
+    /// Waits until the browser is at `path` on the app's own origin.
+    pub async fn wait_path(&self, path: &str) {
+        until(&format!("the page {path}"), || async {
+            let url = self.driver.current_url().await.map_err(|e| e.to_string())?;
+            let here = url.origin().ascii_serialization() == self.base && url.path() == path;
+            if here {
+                Ok(Some(()))
+            } else {
+                Err(format!("The browser is at {url}"))
+            }
+        })
+        .await
     }
 
     async fn script(&self, js: &str) -> Value {
@@ -214,50 +272,92 @@ impl Browser {
         target.click().await.expect("click");
     }
 
-    /// Controls without a label (`<label for>`, a wrapping label or `aria-label`).
-    pub async fn unlabelled_controls(&self) -> Vec<String> {
-        let js = "return [...document.querySelectorAll('input,select,textarea')]\
-            .filter(e => e.type !== 'hidden' && !e.getAttribute('aria-label') && !e.closest('label') \
-               && !(e.id && document.querySelector(`label[for=\"${e.id}\"]`)))\
-            .map(e => e.outerHTML.slice(0, 120));";
-        serde_json::from_value(self.script(js).await).unwrap_or_default()
+    /// Waits for the layout at `width` to settle; answers how far the page overflows it.
+    async fn resize(&self, width: u32) -> u64 {
+        self.driver.set_window_rect(0, 0, width, HEIGHT).await.expect("resize");
+        until("the layout at the new width", || async {
+            let inner = self.script("return window.innerWidth").await.as_u64().unwrap_or(0);
+            let scroll = self.script("return document.documentElement.scrollWidth").await.as_u64().unwrap_or(0);
+            Ok((inner > 0 && inner.abs_diff(u64::from(width)) < 40).then_some(scroll.saturating_sub(inner)))
+        })
+        .await
     }
 
-    /// Saves the whole page at each of [`WIDTHS`] as `artifacts/screenshots/{name}-{width}.png`,
-    /// checking on the way that nothing is wider than the screen and every control is labelled.
-    pub async fn screenshots(&self, name: &str) {
+    /// axe-core's WCAG violations on the page as it is now, one line each.
+    pub async fn axe(&self) -> Vec<String> {
+        let loaded = self.driver.execute(a11y::inject_script(), Vec::new()).await.expect("axe injected");
+        assert_eq!(loaded.json().as_str(), Some("object"), "axe-core did not load into the page");
+        let result = self.driver.execute_async(a11y::run_script(), Vec::new()).await.expect("axe ran");
+        a11y::describe_violations(result.json())
+    }
+
+    /// The checks axe cannot make (contrast of borders and disabled buttons, link names,
+    /// labels, the title), one line per finding.
+    pub async fn own_checks(&self) -> Vec<String> {
+        serde_json::from_value(self.script(a11y::OWN_CHECKS).await)
+            .unwrap_or_else(|_| vec!["own checks failed to run".into()])
+    }
+
+    /// Checks the page as it is now, in both themes at both widths: nothing wider than the
+    /// screen, no axe violation, none of [`Browser::own_checks`]' findings, no CSP violation
+    /// in the console; then saves `artifacts/screenshots/{name}-{width}-{theme}.png`.
+    pub async fn check_page(&self, name: &str) {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../artifacts/screenshots");
         std::fs::create_dir_all(&dir).unwrap();
-        for width in WIDTHS {
-            self.driver.set_window_rect(0, 0, width, HEIGHT).await.expect("resize");
-            // Let the layout settle at the new width before measuring it.
-            let overflow = until("the layout at the new width", || async {
-                let inner = self.script("return window.innerWidth").await.as_u64().unwrap_or(0);
-                let scroll = self.script("return document.documentElement.scrollWidth").await.as_u64().unwrap_or(0);
-                Ok((inner > 0 && inner.abs_diff(u64::from(width)) < 40).then_some(scroll.saturating_sub(inner)))
-            })
-            .await;
-            assert_eq!(overflow, 0, "{name} at {width} px is {overflow} px wider than the screen");
-            // The window's height includes what the browser draws around the page.
-            let js = "return document.documentElement.scrollHeight + window.outerHeight - window.innerHeight";
-            let height = self.script(js).await.as_u64().unwrap_or(0);
-            let height = u32::try_from(height).unwrap_or(HEIGHT).clamp(HEIGHT, 6000);
-            self.driver.set_window_rect(0, 0, width, height).await.expect("resize");
-            tokio::time::sleep(Duration::from_millis(150)).await;
-            self.driver.screenshot(&dir.join(format!("{name}-{width}.png"))).await.expect("screenshot");
+        let mut problems = Vec::new();
+        for theme in Theme::ALL {
+            self.set_theme(theme).await;
+            for width in WIDTHS {
+                let overflow = self.resize(width).await;
+                let at = format!("{name} at {width} px, {} theme", theme.name());
+                if overflow > 0 {
+                    problems.push(format!("{at}: the page is {overflow} px wider than the screen"));
+                }
+                for finding in self.axe().await.into_iter().chain(self.own_checks().await) {
+                    problems.push(format!("{at}:\n{finding}"));
+                }
+                // The window's height includes what the browser draws around the page.
+                let js = "return document.documentElement.scrollHeight + window.outerHeight - window.innerHeight";
+                let height = self.script(js).await.as_u64().unwrap_or(0);
+                let height = u32::try_from(height).unwrap_or(HEIGHT).clamp(HEIGHT, 6000);
+                self.driver.set_window_rect(0, 0, width, height).await.expect("resize");
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                let file = dir.join(format!("{name}-{width}-{}.png", theme.name()));
+                self.driver.screenshot(&file).await.expect("screenshot");
+            }
         }
-        self.driver.set_window_rect(0, 0, WIDTHS[0], HEIGHT).await.expect("resize");
-        let unlabelled = self.unlabelled_controls().await;
-        assert!(unlabelled.is_empty(), "{name}: controls without a label: {unlabelled:#?}");
+        self.set_theme(Theme::Light).await;
+        self.resize(WIDTHS[0]).await;
+        problems.extend(self.csp_violations().await.into_iter().map(|v| format!("{name}: {v}")));
+        assert!(problems.is_empty(), "{name} is not accessible:\n{}", problems.join("\n"));
     }
 
-    /// Console errors other than failed loads (the API's deliberate 404s log those).
-    pub async fn console_errors(&self) -> Vec<String> {
+    /// Reads the browser's console into [`Browser::console`].
+    async fn drain_console(&self) {
         let entries = self.driver.get_log("browser").await.unwrap_or_default();
-        entries
-            .into_iter()
-            .filter(|e| e.level == "SEVERE" && !e.message.contains("Failed to load resource"))
-            .map(|e| e.message)
+        let mut console = self.console.lock().unwrap();
+        console.extend(entries.into_iter().map(|e| format!("{} {}", e.level, e.message)));
+    }
+
+    /// Console reports of a Content-Security-Policy violation so far.
+    pub async fn csp_violations(&self) -> Vec<String> {
+        self.drain_console().await;
+        let console = self.console.lock().unwrap();
+        console.iter().filter(|m| m.contains("Content Security Policy")).cloned().collect()
+    }
+
+    /// Console errors other than failed loads (the API's deliberate 404s log those), and
+    /// every CSP violation whatever its level.
+    pub async fn console_errors(&self) -> Vec<String> {
+        self.drain_console().await;
+        let console = self.console.lock().unwrap();
+        console
+            .iter()
+            .filter(|m| {
+                (m.starts_with("SEVERE") && !m.contains("Failed to load resource"))
+                    || m.contains("Content Security Policy")
+            })
+            .cloned()
             .collect()
     }
 }

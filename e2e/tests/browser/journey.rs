@@ -1,17 +1,17 @@
-//! The whole journey in one browser, as issue 6 tells it: an owner sets up a program; an
-//! applicant joins through the public form; the owner selects the entry and issues an
+//! The whole journey in one browser, as issue 6 tells it, with every page it passes checked
+//! for accessibility (see `a11y`): an owner sets up a program; an applicant joins through
+//! the public form and sees their place; the owner selects the entry and issues an
 //! invitation (the code is shown once, and not after a reload) and records its delivery;
 //! the recipient signs in, redeems the code and reads the content; another program's
 //! page stays not-found for them; withdrawing hides the content again.
 
-use futures::FutureExt as _;
 use reqwest::Method;
 use serde_json::json;
-use std::panic::AssertUnwindSafe;
 use thirtyfour::By;
 
 use crate::browser::Browser;
-use crate::stack::{dist_dir, Stack};
+use crate::flows::{sign_in, sign_out};
+use crate::stack::{dist_dir, in_browser, Stack};
 
 const OWNER: &str = "olive.owner@example.com";
 const APPLICANT: &str = "ada.applicant@example.com";
@@ -33,23 +33,11 @@ fn content() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn applicant_owner_and_recipient_meet_in_the_browser() {
-    let stack = Stack::start().await;
-    let browser = Browser::launch(&stack.base).await;
-    let outcome = AssertUnwindSafe(journey(&stack, &browser)).catch_unwind().await;
-    let errors = browser.console_errors().await;
-    browser.quit().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
-    assert!(errors.is_empty(), "the browser console reported errors: {errors:#?}");
+    in_browser(|stack, b| Box::pin(journey(stack, b))).await;
 }
 
 async fn journey(stack: &Stack, b: &Browser) {
     let (owner, workspace) = stack.owner(OWNER).await;
-
-    b.open("/").await;
-    b.wait_text("Waitlists and early access, done carefully").await;
-    b.screenshots("home").await;
 
     // The owner signs in through the local sign-in page and sets the program up.
     sign_in(b, OWNER, "/owner", true).await;
@@ -75,31 +63,47 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.wait_text("Some valid but unusual addresses are not accepted").await;
     let permission = b.element("#signup-permission").await;
     assert!(!permission.is_selected().await.unwrap(), "the permission box starts unticked");
-    b.screenshots("waitlist").await;
+    b.check_page("waitlist").await;
     b.fill("#signup-email", "not an address").await;
     b.wait_text("The address").await;
     b.fill("#signup-email", APPLICANT).await;
     b.tick("#signup-permission").await;
     b.click_button("Join the waitlist").await;
     b.wait_text("your request was received").await;
+    b.check_page("waitlist-joined").await;
+
+    // Signed in, the applicant sees their place.
+    sign_in(b, APPLICANT, "/me", false).await;
+    b.wait_text(SLUG).await;
+    b.wait_text("Place in the queue: 1").await;
+    b.check_page("me-waiting").await;
+    sign_out(b).await;
 
     // The owner selects the entry, issues an invitation and records its delivery.
     sign_in(b, OWNER, "/owner", false).await;
     b.wait_text(SLUG).await;
     b.wait_text("1 / 1000").await;
-    b.screenshots("owner-dashboard").await;
+    b.check_page("owner-dashboard").await;
     b.open(&format!("/owner/programs/{program_id}")).await;
     b.wait_text("Entries by state").await;
     b.wait_text("1 sign-up").await;
-    b.screenshots("program").await;
+    b.check_page("program").await;
     b.open(&format!("/owner/programs/{program_id}/queue")).await;
     b.wait_text(APPLICANT).await;
     b.fill("#queue-search", "ada.app").await;
     b.click_button("Apply").await;
     b.wait_text(APPLICANT).await;
-    b.screenshots("queue").await;
+    b.check_page("queue").await;
+    b.click_button("Export CSV").await;
+    let csv = b.downloaded(&format!("{SLUG}-entries.csv")).await;
+    let mut lines = csv.lines();
+    assert!(lines.next().is_some_and(|h| h.contains("email")), "the export starts with a header: {csv}");
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 1, "one entry, one row: {csv}");
+    assert!(rows[0].contains(APPLICANT) && rows[0].contains("waiting"), "{csv}");
     b.click_link(APPLICANT).await;
     b.wait_text("Decisions").await;
+    b.check_page("entry").await;
     b.choose("#entry-select", "meets_policy").await;
     b.click_button("Select").await;
     b.wait_text("Selected.").await;
@@ -107,7 +111,7 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.wait_text("This code will not be shown again.").await;
     let code = b.element("#invite-code").await.prop("value").await.unwrap().unwrap_or_default();
     assert_eq!(code.len(), 43, "a code is 43 characters of base64url: {code:?}");
-    b.screenshots("entry-code-panel").await;
+    b.check_page("entry-code-panel").await;
 
     b.reload().await;
     b.wait_text("Invitations and access").await;
@@ -122,14 +126,17 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.open(&format!("/owner/programs/{program_id}/audit")).await;
     b.wait_text("Delivery recorded").await;
     b.wait_text("Invite issued").await;
-    b.screenshots("audit").await;
+    b.check_page("audit").await;
+    b.open(&format!("/owner/workspaces/{workspace}/owners")).await;
+    b.wait_text("Current owners").await;
+    b.check_page("owners").await;
     let other = arrange_other_program(stack, &owner, workspace).await;
     sign_out(b).await;
 
     // The recipient signs in, redeems the code and reads the content.
     sign_in(b, APPLICANT, "/redeem", false).await;
     b.wait_text("Paste the code").await;
-    b.screenshots("redeem").await;
+    b.check_page("redeem").await;
     b.fill("#redeem-code", &code).await;
     b.click_button("Redeem").await;
     b.wait_text("You're in").await;
@@ -139,47 +146,28 @@ async fn journey(stack: &Stack, b: &Browser) {
     let paragraphs = b.driver.find_all(By::Css("article.content p.para")).await.unwrap();
     assert_eq!(paragraphs.len(), 2, "a blank line starts a new paragraph");
     assert!(b.text().await.contains(CONTENT_MARKUP), "markup in the content is shown as text");
-    b.screenshots("early-access").await;
+    b.check_page("early-access").await;
 
     // Another program's page is not found for them, though it exists and is open.
     b.open(&format!("/early-access/{OTHER_SLUG}")).await;
     b.wait_text("Nothing to show here").await;
     assert!(!b.text().await.contains(&other), "another program's content leaks");
-    b.screenshots("early-access-not-found").await;
+    b.check_page("early-access-not-found").await;
 
     // Withdrawing (with a confirmation) hides the content again.
     b.open("/me").await;
     b.wait_text(SLUG).await;
     b.wait_text("Active").await;
-    b.screenshots("me").await;
+    b.check_page("me").await;
     b.click_button("Leave this waitlist").await;
     b.wait_text("Any invitation or access you have for it ends now").await;
+    b.check_page("me-leave-dialog").await;
     b.click_button("Yes, leave").await;
     b.wait_text(&format!("You have left the waitlist for {SLUG}.")).await;
     b.wait_text("Withdrawn").await;
     b.open(&format!("/early-access/{SLUG}")).await;
     b.wait_text("Nothing to show here").await;
     assert!(!b.text().await.contains(PRIVATE_MARKER));
-}
-
-/// Signs in through the development sign-in page and waits to arrive at `next`.
-async fn sign_in(b: &Browser, email: &str, next: &str, screenshot: bool) {
-    b.open(&format!("/sign-in?next={next}")).await;
-    b.wait_text("Development sign-in").await;
-    if screenshot {
-        b.screenshots("sign-in").await;
-    }
-    b.fill("#sign-in-email", email).await;
-    b.click_button("Sign in").await;
-    b.wait_text("Sign out").await;
-    let arrived = b.path().await;
-    assert_eq!(arrived, next, "sign-in continues to the page that asked for it");
-}
-
-async fn sign_out(b: &Browser) {
-    b.click_button("Sign out").await;
-    b.wait_text("Waitlists and early access, done carefully").await;
-    b.element("a[href='/sign-in']").await;
 }
 
 /// Creates the program from the dashboard's form; returns its id from the new page's path.
@@ -189,6 +177,7 @@ async fn create_program(b: &Browser, workspace: uuid::Uuid) -> String {
     b.fill(&format!("#new-purpose-{workspace}"), PURPOSE).await;
     b.click_button("Create program").await;
     b.wait_text("Publish a notice before opening sign-ups.").await;
+    b.check_page("program-new").await;
     let path = b.path().await;
     path.strip_prefix("/owner/programs/").expect("the program's page").to_owned()
 }
@@ -201,6 +190,7 @@ async fn publish_notice(b: &Browser, program_id: &str) {
     b.wait_text(RETENTION).await; // the live preview
     b.click_button("Publish this notice").await;
     b.wait_text("Version 1 is published").await;
+    b.check_page("notice").await;
 }
 
 async fn write_content(b: &Browser, program_id: &str) {
@@ -210,7 +200,7 @@ async fn write_content(b: &Browser, program_id: &str) {
     b.wait_text(CONTENT_SECOND).await; // the live preview
     b.click_button("Save").await;
     b.wait_text("Saved as revision 1.").await;
-    b.screenshots("content-editor").await;
+    b.check_page("content-editor").await;
 }
 
 /// A second program with its own content, open and with access on, set up straight

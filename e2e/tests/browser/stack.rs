@@ -4,7 +4,11 @@
 //! before the server starts.
 
 use std::net::TcpListener;
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
+
+use futures::future::LocalBoxFuture;
+use futures::FutureExt as _;
 
 use api::config::{AppEnv, Settings};
 use api::startup::Application;
@@ -12,8 +16,26 @@ use reqwest::Method;
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::browser::Browser;
 use crate::common::clerk::{ClerkDev, User};
 use crate::common::db;
+
+/// Runs `test` against a fresh stack in a fresh browser, then fails on any console error
+/// or CSP violation it left (after the test's own failure, if it had one).
+pub async fn in_browser<F>(test: F)
+where
+    F: for<'a> FnOnce(&'a Stack, &'a Browser) -> LocalBoxFuture<'a, ()>,
+{
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&stack.base).await;
+    let outcome = AssertUnwindSafe(test(&stack, &browser)).catch_unwind().await;
+    let errors = browser.console_errors().await;
+    browser.quit().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+    assert!(errors.is_empty(), "the browser console reported errors: {errors:#?}");
+}
 
 pub struct Stack {
     /// The API's origin, which is also the browser's.
@@ -46,7 +68,7 @@ impl Stack {
             bind_addr: "127.0.0.1:0".into(),
             app_env: AppEnv::Development,
             app_origins: vec![base.clone()],
-            signup_binding_key: vec![1; 32],
+            hmac_key: vec![1; 32],
             csrf_key: vec![2; 32],
             clerk_secret_key: clerk.secret.clone(),
             clerk_api_url: clerk.url.clone(),

@@ -10,7 +10,7 @@ pub struct ClerkDev {
     pub url: String,
     pub secret: String,
     http: reqwest::Client,
-    child: Child,
+    child: tokio::sync::Mutex<Child>,
 }
 
 /// A user of clerk-dev with an open session and a long-lived token.
@@ -50,12 +50,12 @@ impl ClerkDev {
         let line = lines.next_line().await.unwrap().expect("clerk-dev prints its address");
         let url = line.rsplit(' ').next().unwrap().to_owned();
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        ClerkDev { url, secret, http: reqwest::Client::new(), child }
+        ClerkDev { url, secret, http: reqwest::Client::new(), child: tokio::sync::Mutex::new(child) }
     }
 
     /// Stops the process: the identity provider is gone (see [`ClerkDev::start_on`]).
-    pub async fn kill(&mut self) {
-        let _ = self.child.kill().await;
+    pub async fn kill(&self) {
+        let _ = self.child.lock().await.kill().await;
     }
 
     pub async fn backend(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
@@ -136,15 +136,26 @@ impl ClerkDev {
         assert_eq!(s, StatusCode::OK, "{e}");
     }
 
-    /// Makes `GET /v1/users/*` fail (true) or work again (false).
-    pub async fn users_unavailable(&self, down: bool) {
+    /// Deletes the user (`DELETE /v1/users/{id}`): it is gone and its sessions mint no
+    /// more tokens.
+    pub async fn delete_user(&self, user_id: &str) {
+        let (s, body) = self.backend(reqwest::Method::DELETE, &format!("/v1/users/{user_id}"), None).await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+    }
+
+    async fn fault(&self, switch: &str, down: bool) {
         let r = self
             .http
             .post(format!("{}/dev/faults", self.url))
-            .json(&json!({"users": if down { "unavailable" } else { "ok" }}))
+            .json(&json!({ switch: if down { "unavailable" } else { "ok" } }))
             .send()
             .await
             .expect("clerk-dev answers");
         assert!(r.status().is_success());
+    }
+
+    /// Makes `GET /v1/users/*` fail (true) or work again (false).
+    pub async fn users_unavailable(&self, down: bool) {
+        self.fault("users", down).await;
     }
 }

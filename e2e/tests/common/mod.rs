@@ -1,4 +1,3 @@
-#![allow(dead_code)] // shared by several test binaries; each uses a part
 //! Harness pieces shared by the test binaries (`api`, `browser`): a fresh PostgreSQL
 //! database per test and a real `clerk-dev` process. Each binary includes this module
 //! with `#[path = "../common/mod.rs"]`, since one test binary cannot import another's.

@@ -4,13 +4,12 @@
 
 use leptos::prelude::*;
 use shared::api::{IntakeHour, ProgramStats};
+use shared::EntryState;
 use uuid::Uuid;
 
 use crate::api;
 use crate::components::status::loaded;
 use crate::components::text::label;
-
-const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
 
 /// A program's intake chart and state funnel, loaded on their own.
 #[component]
@@ -18,7 +17,8 @@ pub fn Activity(id: Uuid) -> impl IntoView {
     let stats = LocalResource::new(move || api::get::<ProgramStats>(format!("/api/owner/programs/{id}/stats")));
     loaded(stats, move |r| match r {
         Ok(s) => {
-            let states = STATES.iter().map(|k| (k.to_string(), s.states.get(*k).copied().unwrap_or(0))).collect();
+            let states =
+                EntryState::ALL.iter().map(|k| (k.to_string(), s.states.get(k).copied().unwrap_or(0))).collect();
             view! {
                 <p class="chart-title">"Sign-ups per hour (UTC)"</p>
                 <IntakeChart counts=last_day(&s.intake_hours)/>
@@ -94,7 +94,7 @@ pub fn Funnel(states: Vec<(String, i64)>) -> impl IntoView {
                 <li>
                     <span class="funnel-label">{label(&state)}</span>
                     <span class="funnel-track" aria-hidden="true">
-                        <span class="funnel-bar" style=format!("width:{pct}%")></span>
+                        <span class="funnel-bar" style:width=format!("{pct}%")></span>
                     </span>
                     <span class="funnel-count">{n}</span>
                 </li>
@@ -104,14 +104,20 @@ pub fn Funnel(states: Vec<(String, i64)>) -> impl IntoView {
     view! { <ul class="funnel" aria-label="Entries by state">{rows}</ul> }
 }
 
-/// One count against its cap, as a meter with the numbers beside it.
+/// One count against its cap, as a meter with the numbers beside it. A styled `role="meter"`
+/// rather than `<meter>`: its track can carry a visible outline in both themes. The width is
+/// set through the style object (`style:`), which the Content-Security-Policy allows.
 #[component]
 pub fn Usage(label: &'static str, value: i64, cap: i32) -> impl IntoView {
-    let level = if cap > 0 && value >= i64::from(cap) { "usage full" } else { "usage" };
+    let full = cap > 0 && value >= i64::from(cap);
+    let pct = if cap > 0 { (value.clamp(0, i64::from(cap)) * 100) / i64::from(cap) } else { 0 };
     view! {
-        <div class=level>
+        <div class=if full { "usage full" } else { "usage" }>
             <span class="usage-label">{label}</span>
-            <meter min="0" max=cap value=value aria-label=label></meter>
+            <span class="meter" role="meter" aria-label=label aria-valuemin="0" aria-valuemax=cap
+                aria-valuenow=value aria-valuetext=format!("{value} of {cap}")>
+                <span class="meter-fill" style:width=format!("{pct}%")></span>
+            </span>
             <span class="usage-count">{format!("{value} / {cap}")}</span>
         </div>
     }

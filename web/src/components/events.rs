@@ -14,14 +14,15 @@ pub fn EventList(events: Vec<AuditEvent>, #[prop(optional)] program_id: Option<U
         .into_iter()
         .map(|e| {
             let entry = e.entry_id.zip(program_id).map(|(eid, pid)| {
-                view! { <A href=format!("/owner/programs/{pid}/entries/{eid}")>"entry"</A> }
+                let name = format!("Entry of event #{}", e.id);
+                view! { <A href=format!("/owner/programs/{pid}/entries/{eid}") attr:aria-label=name>"entry"</A> }
             });
             view! {
                 <li>
                     <span class="event-id">{format!("#{}", e.id)}</span>
                     <span class="event-main">
-                        <strong>{label(&e.kind)}</strong>
-                        {format!(" by {} · {}", e.actor_kind, time(&e.at))}
+                        <strong>{label(e.kind.as_str())}</strong>
+                        {format!(" by {} · {}", e.actor_kind.as_str(), time(&e.at))}
                         {entry.map(|link| view! { " · " {link} })}
                     </span>
                     <span class="event-details muted small">{details(&e.details)}</span>

@@ -7,6 +7,7 @@ use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::{DeliveryRecordRequest, Invitation, IssueInvitationRequest, IssuedInvitation};
+use shared::ErrorCode;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
@@ -66,9 +67,9 @@ pub fn IssueForm(
                     if !e.is_retryable() {
                         attempt.set_value(None);
                     }
-                    let message = match (e.status, e.code.as_str()) {
-                        (409, "no_seat_available") => Some("No invitation was issued: every seat is taken (active grants plus unexpired invitations reach the seat cap)."),
-                        (409, "expiry_out_of_range") => Some("No invitation was issued: the expiry must be in the future and within the program's longest invitation."),
+                    let message = match (e.status, e.api_code()) {
+                        (409, Some(ErrorCode::NoSeatAvailable)) => Some("No invitation was issued: every seat is taken (active grants plus unexpired invitations reach the seat cap)."),
+                        (409, Some(ErrorCode::ExpiryOutOfRange)) => Some("No invitation was issued: the expiry must be in the future and within the program's longest invitation."),
                         (409, _) => Some("No invitation was issued: the entry must be selected, without a live invitation."),
                         _ => None,
                     };
@@ -148,12 +149,12 @@ pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl Into
                 attempt.set_value(None);
             }
             let recorded = result.is_ok();
-            outcome.set(Some(result.map_err(|e| match (e.status, e.code.as_str()) {
-                (409, "delivery_already_recorded") => {
+            outcome.set(Some(result.map_err(|e| match (e.status, e.api_code()) {
+                (409, Some(ErrorCode::DeliveryAlreadyRecorded)) => {
                     e.explained("A delivery is already recorded for this invitation.")
                 }
                 (409, _) => e.explained("This invitation is no longer open: it was revoked, redeemed or has expired."),
-                (400, "delivery_record_names_a_secret") => e.explained(
+                (400, Some(ErrorCode::DeliveryRecordNamesASecret)) => e.explained(
                     "Leave the email address and the code out of the reference; note only how and where you sent it.",
                 ),
                 _ => e,

@@ -1,4 +1,5 @@
-//! The site header: the name, the main links and the sign-in / sign-out control.
+//! The site header: the name, the main links and the sign-in / sign-out control. The owner
+//! console is offered only to a signed-in owner; visitors and applicants see the public links.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -25,6 +26,10 @@ pub fn Header() -> impl IntoView {
         Status::Starting => ().into_any(),
         _ => view! { <A href="/sign-in">"Sign in"</A> }.into_any(),
     };
+    let owner = move || {
+        (session.status.get() == Status::SignedIn && session.owner.get() == Some(true))
+            .then(|| view! { <li><A href="/owner">"Owner console"</A></li> })
+    };
     view! {
         <header class="site-header">
             <nav aria-label="Main" class="wrap">
@@ -33,7 +38,7 @@ pub fn Header() -> impl IntoView {
                 <ul>
                     <li><A href="/me">"My waitlists"</A></li>
                     <li><A href="/redeem">"Redeem a code"</A></li>
-                    <li><A href="/owner">"Owner"</A></li>
+                    {owner}
                 </ul>
             </nav>
         </header>

@@ -62,7 +62,7 @@ pub fn SignInPrompt() -> impl IntoView {
         <div class="card">
             <h1>"Sign in to continue"</h1>
             <p>"This page shows information for your account only."</p>
-            <p><A href=href attr:class="button">"Sign in"</A></p>
+            <p><A href=href attr:class="button">"Sign in to continue"</A></p>
         </div>
     }
 }

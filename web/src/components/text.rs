@@ -48,9 +48,9 @@ pub fn label(code: &str) -> String {
 
 /// A state as a small badge.
 #[component]
-pub fn StateBadge(#[prop(into)] state: String) -> impl IntoView {
+pub fn StateBadge(state: &'static str) -> impl IntoView {
     let class = format!("badge badge-{state}");
-    view! { <span class=class>{label(&state)}</span> }
+    view! { <span class=class>{label(state)}</span> }
 }
 
 /// The RFC 3339 instant `days` whole days from now (the browser's clock; the API checks

@@ -30,13 +30,13 @@ fn Content() -> impl IntoView {
     });
     view! {
         {loaded(content, move |r| match r {
-                    Ok(c) => view! {
+                    Ok(c) => { set_title(&format!("{} early access", c.slug)); view! {
                         <p class="muted small">"Early access"</p>
                         <h1>{c.slug}</h1>
                         <article class="card content">
                             <Paragraphs text=c.body/>
                         </article>
-                    }.into_any(),
+                    }.into_any() }
                     Err(e) if e.status == 404 => view! {
                         <div class="card">
                             <h1>"Nothing to show here"</h1>

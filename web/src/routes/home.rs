@@ -28,8 +28,8 @@ pub fn Home() -> impl IntoView {
             </section>
             <section class="card">
                 <h2>"Running a program?"</h2>
-                <p>"Review your queue, select people under your written policy and issue invitation codes."</p>
-                <p><A href="/owner" attr:class="button secondary">"Owner console"</A></p>
+                <p>"Owners review their queue, select people under a written policy and issue invitation codes. Sign in with your owner account and your console opens."</p>
+                <p><A href="/sign-in" attr:class="button secondary">"Sign in as an owner"</A></p>
             </section>
         </div>
         <section class="facts">

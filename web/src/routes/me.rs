@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
 use shared::api::{OwnEntry, WithdrawResponse};
+use shared::EntryState;
 
 use crate::api::{self, ApiError};
 use crate::components::confirm::ConfirmButton;
@@ -49,7 +50,7 @@ fn EntryCard(entry: OwnEntry, reload: Callback<String>) -> impl IntoView {
     let OwnEntry { program_slug: slug, state, joined_at, position } = entry;
     let pending = RwSignal::new(false);
     let failure = RwSignal::new(None::<ApiError>);
-    let can_withdraw = matches!(state.as_str(), "waiting" | "selected" | "invited" | "active");
+    let can_withdraw = state.may_become(EntryState::Withdrawn);
     let withdraw_slug = slug.clone();
     let withdraw = Callback::new(move |()| {
         let slug = withdraw_slug.clone();
@@ -66,8 +67,10 @@ fn EntryCard(entry: OwnEntry, reload: Callback<String>) -> impl IntoView {
             }
         });
     });
-    let place = position.filter(|_| state == "waiting").map(|p| view! { <p>{format!("Place in the queue: {p}")}</p> });
-    let open = (state == "active").then(|| {
+    let place = position
+        .filter(|_| state == EntryState::Waiting)
+        .map(|p| view! { <p>{format!("Place in the queue: {p}")}</p> });
+    let open = (state == EntryState::Active).then(|| {
         view! { <p><A href=format!("/early-access/{slug}") attr:class="button">"Open early access"</A></p> }
     });
     let question = format!(
@@ -77,7 +80,7 @@ fn EntryCard(entry: OwnEntry, reload: Callback<String>) -> impl IntoView {
         <li class="card entry-card">
             <div class="row spread">
                 <h2>{slug.clone()}</h2>
-                <StateBadge state=state.clone()/>
+                <StateBadge state=state.as_str()/>
             </div>
             <p class="muted">{format!("Joined {}", time(&joined_at))}</p>
             {place}

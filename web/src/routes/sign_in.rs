@@ -1,6 +1,7 @@
 //! `/sign-in`: the local stand-in's development form or Clerk's own component, chosen by
-//! `GET /api/config`. After a successful sign-in it continues to `?next=` (a same-site
-//! path only) or to `/me`. The email typed here is sent to the identity service only.
+//! `GET /api/config`. After a successful sign-in it continues to `?next=` — only ever a
+//! path on this origin, see [`safe_next`] — or, without one, owners to `/owner` and
+//! everyone else to `/me`. The email typed here is sent to the identity service only.
 
 use leptos::html;
 use leptos::prelude::*;
@@ -13,25 +14,45 @@ use crate::auth::{self, use_session, Backend, Status};
 use crate::components::set_title;
 use crate::components::status::{ErrorNotice, Loading, Warning};
 
+/// The place to continue to after signing in, if `raw` is a path on this origin. Refused:
+/// anything with a backslash, a control or a white-space character (browsers drop or
+/// rewrite those, so `/\evil.example` and `/<TAB>/evil.example` become `//evil.example`), and
+/// anything that, parsed against this page's origin, lands elsewhere or starts with `//`.
+/// The answer is rebuilt from the parsed URL, never passed through as typed.
+pub fn safe_next(raw: &str) -> Option<String> {
+    if !raw.starts_with('/') || raw.chars().any(|c| c == '\\' || c.is_control() || c.is_whitespace()) {
+        return None;
+    }
+    let origin = window().location().origin().ok()?;
+    let url = web_sys::Url::new_with_base(raw, &origin).ok()?;
+    let path = format!("{}{}{}", url.pathname(), url.search(), url.hash());
+    (url.origin() == origin && path.starts_with('/') && !path.starts_with("//")).then_some(path)
+}
+
 #[component]
 pub fn SignIn() -> impl IntoView {
     set_title("Sign in");
     let session = use_session();
     let query = use_query_map();
-    let next = move || {
-        query
-            .read_untracked()
-            .get("next")
-            .filter(|n| n.starts_with('/') && !n.starts_with("//"))
-            .unwrap_or_else(|| "/me".into())
-    };
+    let next = Memo::new(move |_| query.read().get("next").as_deref().and_then(safe_next));
     let navigate = use_navigate();
     let was_signed_out = StoredValue::new(false);
     Effect::new(move || match session.status.get() {
         Status::SignedOut => was_signed_out.set_value(true),
-        Status::SignedIn if was_signed_out.get_value() => navigate(&next(), Default::default()),
+        Status::SignedIn if was_signed_out.get_value() => {
+            let navigate = navigate.clone();
+            spawn_local(async move {
+                let to = match next.get_untracked() {
+                    Some(path) => path,
+                    None if auth::is_owner().await => "/owner".to_owned(),
+                    None => "/me".to_owned(),
+                };
+                navigate(&to, Default::default());
+            });
+        }
         _ => {}
     });
+    let continue_to = move || next.get().unwrap_or_else(|| "/me".to_owned());
     let state = Memo::new(move |_| (session.backend.get(), session.status.get()));
     view! {
         <h1>"Sign in"</h1>
@@ -39,7 +60,7 @@ pub fn SignIn() -> impl IntoView {
             (_, Status::SignedIn) => view! {
                 <div class="card">
                     <p>"You are signed in."</p>
-                    <p><A href=next() attr:class="button">"Continue"</A></p>
+                    <p><A href=continue_to() attr:class="button">"Continue"</A></p>
                 </div>
             }.into_any(),
             (Backend::Unknown, _) | (_, Status::Starting) => view! { <Loading/> }.into_any(),

@@ -29,7 +29,10 @@ pub fn Waitlist() -> impl IntoView {
     });
     view! {
         {loaded(program, move |r| match r {
-                    Ok(p) => view! { <SignupForm program=p/> }.into_any(),
+                    Ok(p) => {
+                        set_title(&format!("Join the {} waitlist", p.slug));
+                        view! { <SignupForm program=p/> }.into_any()
+                    }
                     Err(e) if e.status == 404 => view! {
                         <div class="card">
                             <h1>"This waitlist is not available"</h1>

@@ -1,80 +1,21 @@
 //! `GET /api/me/early-access/{slug}`: a program's private content, for the one user who
-//! holds an active grant of *that* program. Policy: in one READ COMMITTED transaction
-//! the workspace and the program are held `FOR SHARE` (so a revoking writer either
-//! finishes first and this read is denied, or waits until the body has been read), and
-//! then one scoped statement, on a fresh snapshot taken after both locks, joins content,
-//! entry and grant of that program for this user, with the workspace active, access on,
-//! the entry active, the grant active and the entry's email among the user's verified
-//! emails right now. Any failure is the same 404.
-//!
-//! Round trips: the slug names the rows to lock (a slug is unique and never changes, nor
-//! does a program's workspace), so the two lock statements and the read need no earlier
-//! lookup and go out as one pipeline after BEGIN. Every statement is prepared first, so
-//! tokio-postgres writes all of them on the first poll, in argument order; the server
-//! runs them one after another, each on its own snapshot taken after the previous
-//! statement's lock was granted, which is the lock-then-read-fresh order of SPEC §5.
-//! The row locks give the transaction an id, so its COMMIT would wait for a WAL flush;
-//! it wrote nothing worth keeping, so it commits without waiting (`synchronous_commit`
-//! off for this transaction only): a crash can only forget that a read happened.
+//! holds an active grant of *that* program (`usecases::recipient`, `db::early_access`).
+//! Any failure is the same 404.
 
-use crate::db;
-use crate::error::{ApiError, Result};
+use crate::http::error::Result;
 use crate::identity::VerifiedUser;
-use crate::startup::AppState;
-use actix_web::{web, HttpResponse};
-use futures_util::{future::try_join_all, try_join};
+use crate::state::AppState;
+use crate::usecases::recipient;
+use actix_web::{get, web, HttpResponse};
 use shared::api::EarlyAccessContent;
 use shared::Slug;
-use tokio_postgres::types::ToSql;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/me/early-access/{slug}", web::get().to(early_access));
-}
-
-/// The workspace lock, reached through the program's (immutable) workspace id.
-const LOCK_WORKSPACE: &str = "SELECT w.active FROM programs p JOIN workspaces w ON w.id = p.workspace_id \
-     WHERE p.public_slug = $1 FOR SHARE OF w";
-const LOCK_PROGRAM: &str = "SELECT id FROM programs WHERE public_slug = $1 FOR SHARE";
-const CONTENT: &str = "SELECT c.revision, c.body FROM programs p \
-     JOIN workspaces w ON w.id = p.workspace_id \
-     JOIN entries e ON e.program_id = p.id \
-     JOIN grants g ON g.program_id = p.id AND g.entry_id = e.id \
-     JOIN early_access_content c ON c.program_id = p.id \
-     WHERE p.public_slug = $1 AND w.active AND p.access_enabled \
-       AND e.state = 'active' AND g.active AND g.clerk_user_id = $2 AND e.email_key = ANY($3)";
-
-#[utoipa::path(
-    get,
-    path = "/api/me/early-access/{slug}",
-    operation_id = "getEarlyAccessContent",
-    tag = "recipient",
-    params(("slug" = String, Path, description = "The program's public slug.", pattern = r"^[a-z0-9-]{3,60}$")),
-    security(("bearer" = []), ("session_cookie" = [])),
-    responses(
-        (status = 200, description = "The program's private content.", body = EarlyAccessContent),
-        (status = 404, description = "No active grant of this program bound to the caller, or access is off.", body = shared::ErrorBody),
-    )
-)]
-async fn early_access(state: web::Data<AppState>, user: VerifiedUser, path: web::Path<String>) -> Result<HttpResponse> {
-    let slug = Slug::parse(&path.into_inner()).map_err(|_| ApiError::NotFound)?;
-    let emails = user.email_strings();
-    let user_id = user.session.user_id;
-    let slug_str = slug.as_str();
-    let (revision, body) = db::transaction(&state.pool, async |tx| {
-        let s = try_join_all([LOCK_WORKSPACE, LOCK_PROGRAM, CONTENT].map(|sql| tx.prepare_cached(sql))).await?;
-        let by_slug: [&(dyn ToSql + Sync); 1] = [&slug_str];
-        let for_user: [&(dyn ToSql + Sync); 3] = [&slug_str, &user_id, &emails];
-        let (_, workspace, program, content) = try_join!(
-            tx.batch_execute("SET LOCAL synchronous_commit TO off"),
-            tx.query_opt(&s[0], &by_slug),
-            tx.query_opt(&s[1], &by_slug),
-            tx.query_opt(&s[2], &for_user),
-        )?;
-        match (workspace.map(|r| r.get::<_, bool>(0)), program, content) {
-            (Some(true), Some(_), Some(row)) => Ok((row.get::<_, i64>(0), row.get::<_, String>(1))),
-            _ => Err(ApiError::NotFound),
-        }
-    })
-    .await?;
-    Ok(HttpResponse::Ok().json(EarlyAccessContent { slug: slug.as_str().to_owned(), revision, body }))
+#[utoipa::path(operation_id = "getEarlyAccessContent", responses(
+    (status = 200, description = "The program's private content.", body = EarlyAccessContent),
+    (status = 404, description = "No active grant of this program bound to the caller, or access is off."),
+))]
+#[get("/me/early-access/{slug}")]
+async fn early_access(state: web::Data<AppState>, user: VerifiedUser, slug: web::Path<Slug>) -> Result<HttpResponse> {
+    let (revision, body) = recipient::early_access(&state.pool, &user, slug.as_str()).await?;
+    Ok(HttpResponse::Ok().json(EarlyAccessContent { slug: slug.to_string(), revision, body }))
 }

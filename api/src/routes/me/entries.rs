@@ -1,35 +1,18 @@
-//! `GET /api/me/entries`: the signed-in applicant's own entries across programs, found
-//! only through emails the identity provider reports as verified right now. Policy: one
-//! read-only statement; the position is among the program's waiting entries, while waiting.
+//! `GET /api/me/entries`: the signed-in applicant's own entries across programs.
 
-use crate::db::signups;
-use crate::error::Result;
+use crate::http::error::Result;
 use crate::identity::VerifiedUser;
-use crate::routes::ts;
-use crate::startup::AppState;
-use actix_web::{web, HttpResponse};
+use crate::routes::views;
+use crate::state::AppState;
+use crate::usecases::recipient;
+use actix_web::{get, web, HttpResponse};
 use shared::api::OwnEntry;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/me/entries", web::get().to(list));
-}
-
-#[utoipa::path(
-    get,
-    path = "/api/me/entries",
-    operation_id = "listOwnEntries",
-    tag = "recipient",
-    security(("bearer" = []), ("session_cookie" = [])),
-    responses(
-        (status = 200, description = "The caller's entries across programs, found through their verified emails.", body = Vec<OwnEntry>),
-    )
-)]
+#[utoipa::path(operation_id = "listOwnEntries", responses(
+    (status = 200, description = "The caller's entries across programs, found through their verified emails.", body = Vec<OwnEntry>),
+))]
+#[get("/me/entries")]
 async fn list(state: web::Data<AppState>, user: VerifiedUser) -> Result<HttpResponse> {
-    let client = state.pool.get().await?;
-    let own = signups::own_entries(&client, &user.email_strings(), None).await?;
-    let body: Vec<OwnEntry> = own
-        .into_iter()
-        .map(|e| OwnEntry { program_slug: e.slug, state: e.state, joined_at: ts(e.joined_at), position: e.position })
-        .collect();
-    Ok(HttpResponse::Ok().json(body))
+    let own = recipient::entries(&state.pool, &user).await?;
+    Ok(HttpResponse::Ok().json(own.into_iter().map(views::own_entry).collect::<Vec<_>>()))
 }

@@ -1,20 +1,21 @@
 //! Recipient routes (SPEC §6.3): a signed-in user acting on their own data. Every route
 //! that touches an entry, a grant or private content asks the identity provider for the
-//! user's verified emails first ([`crate::identity::VerifiedUser`]); none requires or
-//! reads a staff row.
+//! user's verified emails first (the [`crate::identity::VerifiedUser`] extractor); none
+//! requires or reads a staff row.
 
-pub(crate) mod early_access;
-pub(crate) mod entries;
-pub(crate) mod redeem;
-pub(crate) mod session;
-pub(crate) mod waitlist;
+mod early_access;
+mod entries;
+mod redeem;
+mod session;
+mod waitlist;
 
-use actix_web::web;
+use utoipa_actix_web::service_config::ServiceConfig;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    session::configure(cfg);
-    entries::configure(cfg);
-    waitlist::configure(cfg);
-    redeem::configure(cfg);
-    early_access::configure(cfg);
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(session::me)
+        .service(entries::list)
+        .service(waitlist::status)
+        .service(waitlist::withdraw)
+        .service(redeem::redeem)
+        .service(early_access::early_access);
 }

@@ -2,24 +2,14 @@
 
 use crate::http::csrf;
 use crate::identity::Session;
-use crate::startup::AppState;
-use actix_web::{web, HttpResponse};
+use crate::state::AppState;
+use actix_web::{get, web, HttpResponse};
 use shared::api::MeResponse;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/me", web::get().to(me));
-}
-
-#[utoipa::path(
-    get,
-    path = "/api/me",
-    operation_id = "getMe",
-    tag = "recipient",
-    security(("bearer" = []), ("session_cookie" = [])),
-    responses(
-        (status = 200, description = "The caller and the CSRF token bound to this session.", body = MeResponse),
-    )
-)]
+#[utoipa::path(operation_id = "getMe", responses(
+    (status = 200, description = "The caller and the CSRF token bound to this session.", body = MeResponse),
+))]
+#[get("/me")]
 async fn me(state: web::Data<AppState>, session: Session) -> HttpResponse {
     let csrf_token = csrf::token(&state.settings.csrf_key, &session.session_id);
     HttpResponse::Ok().json(MeResponse { user_id: session.user_id, csrf_token })

@@ -2,43 +2,24 @@
 //! `POST …/entries/search` (the same, plus an email fragment — in a body, because an
 //! email never goes into a URL, where proxies and browsers keep it), and
 //! `GET …/entries/{entryId}` (one entry with its notice snapshot, invitations, grant
-//! and history). Policy: readers take the workspace and program `FOR SHARE` and check
-//! ownership inside the transaction; an entry of another program is the uniform 404;
-//! no code or digest is ever read, let alone shown.
+//! and history). The cursor is opaque and holds only a time and an id.
 
-use super::guard;
-use crate::db::queue::{self, Cursor, Filter};
-use crate::db::{self, audit, invitations, locks::Strength};
-use crate::domain::EntryState;
-use crate::error::{ApiError, Result};
+use crate::db::queue::{Cursor, Filter};
+use crate::http::error::Result;
+use crate::http::ApiError;
 use crate::identity::Session;
-use crate::routes::ts;
-use crate::startup::AppState;
-use actix_web::{web, HttpResponse};
+use crate::routes::input::page_limit;
+use crate::routes::views;
+use crate::state::AppState;
+use crate::time::rfc3339;
+use crate::usecases::queue;
+use actix_web::{get, post, web, HttpResponse};
 use serde::Deserialize;
-use shared::api::{EntryDetail, EntryPage, EntrySummary};
+use shared::api::{EntryDetail, EntryPage, EntrySearch};
+use shared::{EntryState, ErrorCode};
 use uuid::Uuid;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/owner/programs/{id}/entries", web::get().to(list))
-        .route("/owner/programs/{id}/entries/search", web::post().to(search))
-        .route("/owner/programs/{id}/entries/{entryId}", web::get().to(detail));
-}
-
-/// Page size bounds (SPEC §6.4: at most 100).
-pub(super) const DEFAULT_LIMIT: i64 = 50;
-pub(super) const MAX_LIMIT: i64 = 100;
-
-/// `limit` when given must be 1–100.
-pub(super) fn page_limit(limit: Option<i64>) -> Result<i64> {
-    match limit {
-        None => Ok(DEFAULT_LIMIT),
-        Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
-        Some(_) => Err(ApiError::BadRequest("invalid_limit")),
-    }
-}
-
-/// The query string of the plain listing: no search text (see the module policy).
+/// The query string of the plain listing: no search text (see the module doc).
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
@@ -49,131 +30,76 @@ struct PageQuery {
     limit: Option<i64>,
 }
 
-/// The body of a search: the listing's parameters plus the email fragment.
-type ListQuery = shared::api::EntrySearch;
-
-impl TryFrom<ListQuery> for Filter {
+impl TryFrom<&EntrySearch> for Filter {
     type Error = ApiError;
-    fn try_from(q: ListQuery) -> Result<Filter> {
-        let state = q.state.map(|s| EntryState::parse(&s).ok_or(ApiError::BadRequest("invalid_state"))).transpose()?;
-        let after = q.cursor.map(|c| Cursor::decode(&c).ok_or(ApiError::BadRequest("invalid_cursor"))).transpose()?;
-        let email_fragment = match q.q {
+
+    fn try_from(q: &EntrySearch) -> Result<Filter> {
+        let bad = ApiError::BadRequest;
+        let state = q.state.as_deref().map(|s| s.parse::<EntryState>().map_err(|_| bad(ErrorCode::InvalidState)));
+        let after = q.cursor.as_deref().map(|c| Cursor::decode(c).ok_or(bad(ErrorCode::InvalidCursor)));
+        let email_fragment = match &q.q {
             Some(f) if f.is_empty() || f.chars().count() > 254 || f.chars().any(char::is_control) => {
-                return Err(ApiError::BadRequest("invalid_search"))
+                return Err(bad(ErrorCode::InvalidSearch))
             }
-            other => other,
+            other => other.clone(),
         };
-        Ok(Filter { state, email_fragment, after })
+        Ok(Filter { state: state.transpose()?, email_fragment, after: after.transpose()? })
     }
 }
 
-#[utoipa::path(
-    get,
-    path = "/api/owner/programs/{id}/entries",
-    operation_id = "listEntries",
-    tag = "owner",
-    params(("id" = Uuid, Path, description = "The program id."), PageQuery),
-    security(("bearer" = []), ("session_cookie" = [])),
-    responses(
-        (status = 200, description = "One page of the queue.", body = EntryPage),
-        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "listEntries", params(PageQuery), responses(
+    (status = 200, description = "One page of the queue.", body = EntryPage),
+))]
+#[get("/owner/programs/{id}/entries")]
 async fn list(
     state: web::Data<AppState>,
     session: Session,
-    path: web::Path<Uuid>,
+    id: web::Path<Uuid>,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse> {
     let PageQuery { state: filter_state, cursor, limit } = query.into_inner();
-    page(state, session, path.into_inner(), ListQuery { state: filter_state, cursor, limit, q: None }).await
+    page(&state, &session, *id, EntrySearch { state: filter_state, cursor, limit, q: None }).await
 }
 
-#[utoipa::path(
-    post,
-    path = "/api/owner/programs/{id}/entries/search",
-    operation_id = "searchEntries",
-    tag = "owner",
-    request_body = shared::api::EntrySearch,
-    params(("id" = Uuid, Path, description = "The program id.")),
-    security(("bearer" = []), ("session_cookie" = [])),
-    responses(
-        (status = 200, description = "One page of the queue, filtered by the email fragment too.", body = EntryPage),
-        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "searchEntries", request_body = EntrySearch, responses(
+    (status = 200, description = "One page of the queue, filtered by the email fragment too.", body = EntryPage),
+))]
+#[post("/owner/programs/{id}/entries/search")]
 async fn search(
     state: web::Data<AppState>,
     session: Session,
-    path: web::Path<Uuid>,
-    body: web::Json<ListQuery>,
+    id: web::Path<Uuid>,
+    body: web::Json<EntrySearch>,
 ) -> Result<HttpResponse> {
-    page(state, session, path.into_inner(), body.into_inner()).await
+    page(&state, &session, *id, body.into_inner()).await
 }
 
-async fn page(
-    state: web::Data<AppState>,
-    session: Session,
-    program_id: Uuid,
-    query: ListQuery,
-) -> Result<HttpResponse> {
+async fn page(state: &AppState, session: &Session, program_id: Uuid, query: EntrySearch) -> Result<HttpResponse> {
     let limit = page_limit(query.limit)?;
-    let filter = Filter::try_from(query)?;
-    let rows = db::transaction(&state.pool, async |tx| {
-        guard::program(tx, &session, program_id, Strength::Share).await?;
-        // One row more than asked tells whether another page follows.
-        queue::page(tx, program_id, &filter, limit + 1).await
-    })
-    .await?;
-    let more = rows.len() as i64 > limit;
-    let entries: Vec<_> = rows.into_iter().take(limit as usize).collect();
-    let next_cursor =
-        more.then(|| entries.last().map(|e| Cursor { created_at: e.created_at, id: e.id }.encode())).flatten();
-    let entries = entries
-        .into_iter()
-        .map(|e| EntrySummary {
-            id: e.id,
-            email: e.email,
-            state: e.state.as_str().to_owned(),
-            created_at: ts(e.created_at),
-            notice_version: e.notice_version,
-        })
-        .collect();
-    Ok(HttpResponse::Ok().json(EntryPage { entries, next_cursor }))
+    let filter = Filter::try_from(&query)?;
+    let (rows, next) = queue::page(&state.pool, &session.user_id, program_id, &filter, limit).await?;
+    Ok(HttpResponse::Ok().json(EntryPage {
+        entries: rows.into_iter().map(views::entry_summary).collect(),
+        next_cursor: next.map(|c| c.encode()),
+    }))
 }
 
-#[utoipa::path(
-    get,
-    path = "/api/owner/programs/{id}/entries/{entryId}",
-    operation_id = "getEntry",
-    tag = "owner",
-    params(("id" = Uuid, Path, description = "The program id."), ("entryId" = Uuid, Path, description = "The entry id.")),
-    security(("bearer" = []), ("session_cookie" = [])),
-    responses(
-        (status = 200, description = "The entry, its notice snapshot, invitations (never a code), grant and events.", body = EntryDetail),
-        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "getEntry", responses(
+    (status = 200, description = "The entry, its notice snapshot, invitations (never a code), grant and events.", body = EntryDetail),
+))]
+#[get("/owner/programs/{id}/entries/{entryId}")]
 async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
-    let body = db::transaction(&state.pool, async |tx| {
-        guard::program(tx, &session, program_id, Strength::Share).await?;
-        let (entry, notice) = queue::one(tx, program_id, entry_id).await?.ok_or(ApiError::NotFound)?;
-        let invitations = invitations::of_entry(tx, entry_id).await?;
-        let grant = invitations::grant_of_entry(tx, entry_id).await?;
-        let events = audit::of_entry(tx, program_id, entry_id).await?;
-        Ok(EntryDetail {
-            id: entry.id,
-            email: entry.email,
-            state: entry.state.as_str().to_owned(),
-            created_at: ts(entry.created_at),
-            permission_at: ts(entry.permission_at),
-            notice,
-            invitations: invitations.iter().map(Into::into).collect(),
-            grant: grant.as_ref().map(Into::into),
-            events: events.into_iter().map(Into::into).collect(),
-        })
-    })
-    .await?;
-    Ok(HttpResponse::Ok().json(body))
+    let d = queue::detail(&state.pool, &session.user_id, program_id, entry_id).await?;
+    Ok(HttpResponse::Ok().json(EntryDetail {
+        id: d.entry.id,
+        email: d.entry.email,
+        state: d.entry.state,
+        created_at: rfc3339(d.entry.created_at),
+        permission_at: rfc3339(d.entry.permission_at),
+        notice: views::notice(&d.notice),
+        invitations: d.invitations.iter().map(views::invitation).collect(),
+        grant: d.grant.as_ref().map(views::grant),
+        events: d.events.into_iter().map(views::event).collect(),
+    }))
 }

@@ -1,23 +1,21 @@
 //! `GET /api/owner/programs/{id}/events?cursor=&limit=`: the program's audit history in
-//! id order (the identity column, not a timestamp). Policy: the cursor is the opaque
-//! base64url of the last id shown; events hold ids, states and reason codes only.
+//! id order (the identity column, not a timestamp). The cursor is the opaque base64url
+//! of the last id shown.
 
-use super::entries::page_limit;
-use super::guard;
-use crate::db::{self, audit, locks::Strength};
-use crate::error::{ApiError, Result};
+use crate::http::error::Result;
+use crate::http::ApiError;
 use crate::identity::Session;
-use crate::startup::AppState;
-use actix_web::{web, HttpResponse};
+use crate::routes::input::page_limit;
+use crate::routes::views;
+use crate::state::AppState;
+use crate::usecases::queue;
+use actix_web::{get, web, HttpResponse};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::Deserialize;
 use shared::api::EventPage;
+use shared::ErrorCode;
 use uuid::Uuid;
-
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/owner/programs/{id}/events", web::get().to(list));
-}
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -37,39 +35,24 @@ fn decode_cursor(s: &str) -> Option<i64> {
     Some(i64::from_be_bytes(bytes)).filter(|id| *id >= 0)
 }
 
-#[utoipa::path(
-    get,
-    path = "/api/owner/programs/{id}/events",
-    operation_id = "listEvents",
-    tag = "owner",
-    params(("id" = Uuid, Path, description = "The program id."), EventQuery),
-    security(("bearer" = []), ("session_cookie" = [])),
-    responses(
-        (status = 200, description = "Audit events in id order.", body = EventPage),
-        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
-    )
-)]
+#[utoipa::path(operation_id = "listEvents", params(EventQuery), responses(
+    (status = 200, description = "Audit events in id order.", body = EventPage),
+))]
+#[get("/owner/programs/{id}/events")]
 async fn list(
     state: web::Data<AppState>,
     session: Session,
-    path: web::Path<Uuid>,
+    id: web::Path<Uuid>,
     query: web::Query<EventQuery>,
 ) -> Result<HttpResponse> {
-    let program_id = path.into_inner();
     let limit = page_limit(query.limit)?;
     let after = match &query.cursor {
-        Some(c) => decode_cursor(c).ok_or(ApiError::BadRequest("invalid_cursor"))?,
+        Some(c) => decode_cursor(c).ok_or(ApiError::BadRequest(ErrorCode::InvalidCursor))?,
         None => 0,
     };
-    let rows = db::transaction(&state.pool, async |tx| {
-        guard::program(tx, &session, program_id, Strength::Share).await?;
-        audit::page(tx, program_id, after, limit + 1).await
-    })
-    .await?;
-    let more = rows.len() as i64 > limit;
-    let events: Vec<_> = rows.into_iter().take(limit as usize).collect();
+    let (events, more) = queue::events(&state.pool, &session.user_id, *id, after, limit).await?;
     let next_cursor = if more { events.last().map(|e| encode_cursor(e.id)) } else { None };
-    Ok(HttpResponse::Ok().json(EventPage { events: events.into_iter().map(Into::into).collect(), next_cursor }))
+    Ok(HttpResponse::Ok().json(EventPage { events: events.into_iter().map(views::event).collect(), next_cursor }))
 }
 
 #[cfg(test)]

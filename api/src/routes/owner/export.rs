@@ -3,19 +3,14 @@
 //! text a person typed (the email) is neutralized against spreadsheet formulas (a
 //! leading `=`, `+`, `-`, `@`, tab or CR gets a `'` prefix) and quoted per RFC 4180.
 
-use super::guard;
-use crate::db::{self, locks::Strength, queue};
-use crate::error::Result;
+use crate::http::error::Result;
 use crate::identity::Session;
-use crate::routes::ts;
-use crate::startup::AppState;
+use crate::state::AppState;
+use crate::time::rfc3339;
+use crate::usecases::queue;
 use actix_web::http::header;
-use actix_web::{web, HttpResponse, HttpResponseBuilder};
+use actix_web::{get, web, HttpResponse, HttpResponseBuilder};
 use uuid::Uuid;
-
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/owner/programs/{id}/entries.csv", web::get().to(export));
-}
 
 /// One CSV cell of person-supplied text: formula-neutralized, then quoted if needed.
 pub(super) fn csv_cell(s: &str) -> String {
@@ -35,34 +30,21 @@ pub(super) fn csv_response(mut builder: HttpResponseBuilder, filename: &str, bod
         .body(body)
 }
 
-#[utoipa::path(
-    get,
-    path = "/api/owner/programs/{id}/entries.csv",
-    operation_id = "exportEntries",
-    tag = "owner",
-    params(("id" = Uuid, Path, description = "The program id.")),
-    security(("bearer" = []), ("session_cookie" = [])),
-    responses(
-        (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at (formula-neutralized).", content_type = "text/csv", body = String),
-        (status = 404, description = "No such object, or the caller is not an owner of its workspace (one shape for all).", body = shared::ErrorBody),
-    )
-)]
-async fn export(state: web::Data<AppState>, session: Session, path: web::Path<Uuid>) -> Result<HttpResponse> {
-    let program_id = path.into_inner();
-    let rows = db::transaction(&state.pool, async |tx| {
-        guard::program(tx, &session, program_id, Strength::Share).await?;
-        queue::all(tx, program_id).await
-    })
-    .await?;
+#[utoipa::path(operation_id = "exportEntries", responses(
+    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at (formula-neutralized).", content_type = "text/csv", body = String),
+))]
+#[get("/owner/programs/{id}/entries.csv")]
+async fn export(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
+    let rows = queue::export(&state.pool, &session.user_id, *id).await?;
     let mut csv = String::from("id,email,state,created_at,notice_version,permission_at\r\n");
     for e in rows {
         let line = [
             e.id.to_string(),
             csv_cell(&e.email),
-            e.state.as_str().to_owned(),
-            ts(e.created_at),
+            e.state.to_string(),
+            rfc3339(e.created_at),
             e.notice_version.to_string(),
-            ts(e.permission_at),
+            rfc3339(e.permission_at),
         ];
         csv.push_str(&line.join(","));
         csv.push_str("\r\n");

@@ -1,30 +1,44 @@
-//! Owner routes (SPEC §6.4): signed in, plus a current owner row in an active
-//! workspace, read fresh after the workspace lock. A non-owner, a revoked owner and an
-//! owner of another workspace all get the same 404 as an absent object.
+//! Owner routes (SPEC §6.4): signed in, plus a current owner row in an active workspace,
+//! checked by `usecases::owner` inside each operation's transaction. A non-owner, a
+//! revoked owner and an owner of another workspace all get the same 404 as an absent
+//! object (declared once for every owner operation in the OpenAPI document).
 
-pub(crate) mod content;
-pub(crate) mod decisions;
-pub(crate) mod entries;
-pub(crate) mod events;
-pub(crate) mod export;
-pub(crate) mod grants;
-pub mod guard;
-pub(crate) mod invitations;
-pub(crate) mod notices;
-pub(crate) mod programs;
-pub(crate) mod workspaces;
+mod content;
+mod decisions;
+mod entries;
+mod events;
+mod export;
+mod grants;
+mod invitations;
+mod notices;
+mod programs;
+mod workspaces;
 
-use actix_web::web;
+use utoipa_actix_web::service_config::ServiceConfig;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    workspaces::configure(cfg);
-    programs::configure(cfg);
-    notices::configure(cfg);
-    entries::configure(cfg);
-    decisions::configure(cfg);
-    invitations::configure(cfg);
-    grants::configure(cfg);
-    content::configure(cfg);
-    events::configure(cfg);
-    export::configure(cfg);
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(workspaces::list)
+        .service(workspaces::owners)
+        .service(programs::create)
+        .service(programs::list)
+        .service(programs::read)
+        .service(programs::patch)
+        .service(programs::stats)
+        .service(notices::publish)
+        .service(entries::list)
+        .service(entries::search)
+        .service(export::export)
+        .service(decisions::select_bulk)
+        .service(entries::detail)
+        .service(decisions::select)
+        .service(decisions::decline)
+        .service(decisions::withdraw)
+        .service(invitations::issue)
+        .service(invitations::issue_bulk)
+        .service(invitations::delivery_record)
+        .service(invitations::revoke)
+        .service(grants::revoke)
+        .service(content::get)
+        .service(content::put)
+        .service(events::list);
 }

@@ -1,22 +1,13 @@
 //! `GET /api/config`: which sign-in the SPA should use. Public values only.
 
-use crate::startup::AppState;
-use actix_web::{web, HttpResponse};
+use crate::state::AppState;
+use actix_web::{get, web, HttpResponse};
 use shared::api::ConfigResponse;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/config", web::get().to(config));
-}
-
-#[utoipa::path(
-    get,
-    path = "/api/config",
-    operation_id = "getConfig",
-    tag = "public",
-    responses(
-        (status = 200, description = "Which sign-in the SPA should use.", body = ConfigResponse),
-    )
-)]
+#[utoipa::path(operation_id = "getConfig", responses(
+    (status = 200, description = "Which sign-in the SPA should use.", body = ConfigResponse),
+))]
+#[get("/config")]
 async fn config(state: web::Data<AppState>) -> HttpResponse {
     let s = &state.settings;
     let body = ConfigResponse {

@@ -2,42 +2,22 @@
 //! of an active workspace with a published notice exists publicly; anything else is the
 //! same 404. The answer names the program and its current notice, nothing else.
 
-use crate::db::programs;
-use crate::error::{ApiError, Result};
-use crate::routes::ts;
-use crate::startup::AppState;
-use actix_web::{web, HttpResponse};
-use shared::api::{PublicNotice, PublicProgram};
+use crate::db::{programs, DbError};
+use crate::http::error::Result;
+use crate::http::ApiError;
+use crate::routes::views;
+use crate::state::AppState;
+use actix_web::{get, web, HttpResponse};
+use shared::api::PublicProgram;
 use shared::Slug;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/public/programs/{slug}", web::get().to(read));
-}
-
-#[utoipa::path(
-    get,
-    path = "/api/public/programs/{slug}",
-    operation_id = "getPublicProgram",
-    tag = "public",
-    params(("slug" = String, Path, description = "The program's public slug.", pattern = r"^[a-z0-9-]{3,60}$")),
-    responses(
-        (status = 200, description = "The program and its current notice.", body = PublicProgram),
-        (status = 404, description = "Unknown slug, inactive workspace or no notice published.", body = shared::ErrorBody),
-    )
-)]
-async fn read(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse> {
-    let slug = Slug::parse(&path.into_inner()).map_err(|_| ApiError::NotFound)?;
-    let client = state.pool.get().await?;
-    let (signup_open, n) = programs::public(&client, slug.as_str()).await?.ok_or(ApiError::NotFound)?;
-    Ok(HttpResponse::Ok().json(PublicProgram {
-        slug: slug.to_string(),
-        signup_open,
-        notice: PublicNotice {
-            version: n.version,
-            purpose: n.purpose,
-            contact_text: n.contact_text,
-            retention_text: n.retention_text,
-            published_at: ts(n.published_at),
-        },
-    }))
+#[utoipa::path(operation_id = "getPublicProgram", responses(
+    (status = 200, description = "The program and its current notice.", body = PublicProgram),
+    (status = 404, description = "Unknown slug, inactive workspace or no notice published."),
+))]
+#[get("/public/programs/{slug}")]
+async fn read(state: web::Data<AppState>, slug: web::Path<Slug>) -> Result<HttpResponse> {
+    let client = state.pool.get().await.map_err(DbError::from)?;
+    let (signup_open, notice) = programs::public(&client, slug.as_str()).await?.ok_or(ApiError::NotFound)?;
+    Ok(HttpResponse::Ok().json(PublicProgram { slug: slug.to_string(), signup_open, notice: views::notice(&notice) }))
 }

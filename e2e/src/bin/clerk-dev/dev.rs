@@ -1,5 +1,7 @@
 //! The dev-only endpoints under `/dev` (no secret key; CORS for `--allowed-origin`):
 //! a Frontend-API-like sign-in and token refresh for the SPA, and fault injection.
+//! Sign-in finds users by email among those that exist, so after `DELETE /v1/users/{id}`
+//! signing in with that email makes a new user.
 //! Tokens minted here carry `azp` = the request's `Origin`, as Clerk's Frontend API does.
 
 use actix_cors::Cors;
@@ -80,13 +82,50 @@ enum Availability {
     Unavailable,
 }
 
-#[derive(Serialize, Deserialize)]
-struct Faults {
-    users: Availability,
+impl Availability {
+    fn of(unavailable: bool) -> Self {
+        if unavailable {
+            Self::Unavailable
+        } else {
+            Self::Ok
+        }
+    }
 }
 
-/// `{"users":"unavailable"}` makes `GET /v1/users/{id}` answer 503; `"ok"` restores it.
-async fn faults(state: Data<AppState>, body: Json<Faults>) -> HttpResponse {
-    state.store().users_unavailable = body.users == Availability::Unavailable;
-    HttpResponse::Ok().json(Faults { users: body.users })
+/// `POST /dev/faults`: each switch given is set, the others stay as they are.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetFaults {
+    users: Option<Availability>,
+    writes: Option<Availability>,
+}
+
+/// The switches as they are after the change.
+#[derive(Serialize)]
+struct FaultState {
+    users: Availability,
+    writes: Availability,
+}
+
+/// `{"users":"unavailable"}` makes `GET /v1/users/{id}` answer 503; `{"writes":
+/// "unavailable"}` makes the metadata merge and membership writes answer 503 (see
+/// [`crate::store::Faults`]); `"ok"` restores either. At least one switch must be given.
+async fn faults(state: Data<AppState>, body: Json<SetFaults>) -> Result<HttpResponse, ClerkError> {
+    if body.users.is_none() && body.writes.is_none() {
+        return Err(ClerkError::bad_body("give users and/or writes"));
+    }
+    let now = {
+        let mut store = state.store();
+        if let Some(users) = body.users {
+            store.faults.users_unavailable = users == Availability::Unavailable;
+        }
+        if let Some(writes) = body.writes {
+            store.faults.writes_unavailable = writes == Availability::Unavailable;
+        }
+        store.faults
+    };
+    Ok(HttpResponse::Ok().json(FaultState {
+        users: Availability::of(now.users_unavailable),
+        writes: Availability::of(now.writes_unavailable),
+    }))
 }

@@ -4,23 +4,31 @@
 
 use std::fmt;
 
-use actix_web::{error::JsonPayloadError, http::StatusCode, HttpRequest, HttpResponse, ResponseError};
+use actix_web::error::{JsonPayloadError, QueryPayloadError};
+use actix_web::{http::StatusCode, HttpRequest, HttpResponse, ResponseError};
 use serde_json::json;
 
 use crate::store::random_id;
 
-/// One Clerk API error; rendered as a single-entry `errors` array.
+/// One Clerk API error; rendered as a single-entry `errors` array. Messages name the
+/// kind of thing and the parameter, never an id or an address.
 #[derive(Debug, Clone)]
 pub struct ClerkError {
     status: StatusCode,
     message: &'static str,
     long_message: String,
     code: &'static str,
+    /// The body parameter at fault, reported as `meta.param_name` like Clerk's form errors.
+    param: Option<String>,
 }
 
 impl ClerkError {
     fn new(status: StatusCode, code: &'static str, message: &'static str, long: impl Into<String>) -> Self {
-        Self { status, message, long_message: long.into(), code }
+        Self { status, message, long_message: long.into(), code, param: None }
+    }
+
+    fn with_param(self, param: &str) -> Self {
+        Self { param: Some(param.to_owned()), ..self }
     }
 
     /// 404 `resource_not_found`; `what` names the kind of resource, never its id.
@@ -51,6 +59,50 @@ impl ClerkError {
             "is invalid",
             format!("{param} is invalid"),
         )
+        .with_param(param)
+    }
+
+    /// 422 for a parameter whose value is not one the endpoint accepts.
+    pub fn invalid_value(param: &str, allowed: &str) -> Self {
+        Self::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "form_param_value_invalid",
+            "is invalid",
+            format!("{param} does not match the allowed values: {allowed}"),
+        )
+        .with_param(param)
+    }
+
+    /// 422 for a unique parameter (an organization slug) that is already taken.
+    pub fn identifier_exists(param: &str) -> Self {
+        Self::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "form_identifier_exists",
+            "is taken",
+            format!("That {param} is taken. Please try another."),
+        )
+        .with_param(param)
+    }
+
+    /// 400 when `created_by` names no user (`POST /v1/organizations`).
+    pub fn creator_not_found() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "organization_creator_not_found",
+            "creator not found",
+            "No user was found with the given created_by id",
+        )
+        .with_param("created_by")
+    }
+
+    /// 400 when the user already belongs to the organization.
+    pub fn already_member() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "already_a_member_in_organization",
+            "already a member",
+            "The user is already a member of the organization.",
+        )
     }
 
     /// 400 for `POST /dev/sign-in` with an email the shared grammar refuses.
@@ -71,6 +123,7 @@ impl ClerkError {
             "is invalid",
             format!("{param} is out of range"),
         )
+        .with_param(param)
     }
 
     /// 400 for a body that is not the JSON the endpoint expects.
@@ -107,6 +160,16 @@ impl ClerkError {
             "The users service is unavailable (fault injected through POST /dev/faults)",
         )
     }
+
+    /// 503 for metadata and membership writes while `{"writes":"unavailable"}` is in force.
+    pub fn writes_unavailable() -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "service_unavailable",
+            "Service unavailable",
+            "Writes are unavailable (fault injected through POST /dev/faults)",
+        )
+    }
 }
 
 impl fmt::Display for ClerkError {
@@ -126,11 +189,19 @@ impl ResponseError for ClerkError {
                 "message": self.message,
                 "long_message": self.long_message,
                 "code": self.code,
-                "meta": {},
+                "meta": match &self.param {
+                    Some(param) => json!({ "param_name": param }),
+                    None => json!({}),
+                },
             }],
             "clerk_trace_id": random_id(""),
         }))
     }
+}
+
+/// `QueryConfig::error_handler`: a query string that does not parse answers 400.
+pub fn query_error(err: QueryPayloadError, _req: &HttpRequest) -> actix_web::Error {
+    ClerkError::new(StatusCode::BAD_REQUEST, "request_query_invalid", "Query invalid", err.to_string()).into()
 }
 
 /// `JsonConfig::error_handler`: malformed bodies answer 400, oversized ones 413.

@@ -2,10 +2,16 @@
 //! black-box tests (SPEC §3.3). It keeps users, email addresses and sessions in memory,
 //! signs RS256 session tokens with an RSA-2048 key generated at start, and serves:
 //!
-//! * `/v1/*` — a Backend API subset (JWKS, users, email addresses, sessions, session
-//!   tokens, revocation), behind `Authorization: Bearer <--secret-key>`;
+//! * `/v1/*` — a Backend API subset, behind `Authorization: Bearer <--secret-key>`: JWKS;
+//!   users (create, get, delete, metadata merge, their organization memberships); email
+//!   addresses; sessions, session tokens and revocation; organizations (create, get) and
+//!   their memberships (add, remove, list);
 //! * `/dev/*` — no secret, CORS for `--allowed-origin`: `POST /dev/sign-in {email}`,
-//!   `POST /dev/sessions/{id}/tokens` and `POST /dev/faults {"users":"unavailable"|"ok"}`.
+//!   `POST /dev/sessions/{id}/tokens` and
+//!   `POST /dev/faults {"users"?: "unavailable"|"ok", "writes"?: "unavailable"|"ok"}`.
+//!
+//! Clerk's official Backend SDK (`@clerk/backend`) works against it: `e2e/sdk/` drives
+//! every endpoint through the SDK.
 //!
 //! Extensions beyond Clerk, for tests only:
 //! * `POST /v1/sessions/{id}/tokens` accepts `issued_offset_seconds` (an integer, may be
@@ -30,12 +36,12 @@ use std::net::TcpListener;
 
 use actix_web::http::header::HeaderValue;
 use actix_web::middleware::from_fn;
-use actix_web::web::{self, Data, JsonConfig, PayloadConfig};
+use actix_web::web::{self, Data, JsonConfig, PayloadConfig, QueryConfig};
 use actix_web::{App, HttpServer, ResponseError};
 use anyhow::{bail, Context};
 use clap::Parser;
 
-use crate::error::{json_error, ClerkError};
+use crate::error::{json_error, query_error, ClerkError};
 use crate::keys::SigningKey;
 use crate::state::AppState;
 
@@ -95,6 +101,7 @@ async fn main() -> anyhow::Result<()> {
             .app_data(state.clone())
             .app_data(JsonConfig::default().limit(BODY_LIMIT).error_handler(json_error))
             .app_data(PayloadConfig::new(BODY_LIMIT))
+            .app_data(QueryConfig::default().error_handler(query_error))
             .service(web::scope("/v1").wrap(from_fn(backend::require_secret)).configure(backend::routes))
             .service(web::scope("/dev").wrap(dev::cors(&origins)).configure(dev::routes))
             .default_service(web::to(|| async { ClerkError::not_found("resource").error_response() }))

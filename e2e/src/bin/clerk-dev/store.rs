@@ -1,6 +1,10 @@
-//! The in-memory state behind clerk-dev: users with their email addresses, sessions, and
-//! the injected `users` fault. Every operation is synchronous and short; callers hold the
-//! lock only for the call and never across I/O or token signing.
+//! The in-memory state behind clerk-dev: users with their email addresses and metadata,
+//! sessions, organizations with their memberships ([`organizations`]), and the injected
+//! faults. Every operation is synchronous and short; callers hold the lock only for the
+//! call and never across I/O or token signing.
+
+mod metadata;
+mod organizations;
 
 use std::collections::HashMap;
 
@@ -8,7 +12,11 @@ use rand::{distributions::Alphanumeric, Rng};
 use shared::EmailKey;
 
 use crate::error::ClerkError;
-use crate::model::{now_ms, EmailAddress, Session, SessionStatus, User, Verification};
+use crate::model::organization::{Membership, Organization};
+use crate::model::{now_ms, EmailAddress, FixedUserFields, Metadata, Session, SessionStatus, User, Verification};
+
+pub use metadata::MetadataPatch;
+pub use organizations::{NewOrganization, Page};
 
 /// Session lifetime reported in `expire_at` / `abandon_at` (informational only).
 const SESSION_EXPIRE_MS: i64 = 7 * 24 * 3600 * 1000;
@@ -20,31 +28,54 @@ pub fn random_id(prefix: &str) -> String {
     format!("{prefix}{tail}")
 }
 
+/// Outages injected through `POST /dev/faults`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Faults {
+    /// `GET /v1/users/{id}` answers 503.
+    pub users_unavailable: bool,
+    /// The writes an outbox retries answer 503: `PATCH /v1/users/{id}/metadata`,
+    /// `POST /v1/organizations/{id}/memberships` and
+    /// `DELETE /v1/organizations/{id}/memberships/{user_id}`.
+    pub writes_unavailable: bool,
+}
+
 #[derive(Debug, Default)]
 pub struct Store {
     users: HashMap<String, User>,
     /// Email address id → owning user id.
     email_owner: HashMap<String, String>,
     sessions: HashMap<String, Session>,
+    organizations: HashMap<String, Organization>,
+    /// (organization id, user id) → membership.
+    memberships: HashMap<(String, String), Membership>,
     next_seq: u64,
-    /// While true, `GET /v1/users/{id}` answers 503.
-    pub users_unavailable: bool,
+    pub faults: Faults,
 }
 
 impl Store {
-    /// Creates a user whose `addresses` are all verified; the first becomes primary.
-    pub fn create_user(&mut self, addresses: &[String]) -> User {
-        let now = now_ms();
+    fn next_seq(&mut self) -> u64 {
         self.next_seq += 1;
-        let user = User {
+        self.next_seq
+    }
+
+    /// Creates a user whose `addresses` are all verified (the first becomes primary),
+    /// with the given initial metadata.
+    pub fn create_user(&mut self, addresses: &[String], metadata: MetadataPatch) -> User {
+        let now = now_ms();
+        let mut user = User {
             id: random_id("user_"),
             object: "user",
             primary_email_address_id: None,
             email_addresses: Vec::new(),
+            public_metadata: Metadata::new(),
+            private_metadata: Metadata::new(),
+            unsafe_metadata: Metadata::new(),
             created_at: now,
             updated_at: now,
-            seq: self.next_seq,
+            fixed: FixedUserFields::new(),
+            seq: self.next_seq(),
         };
+        metadata.apply(&mut user);
         let id = user.id.clone();
         self.users.insert(id.clone(), user);
         for address in addresses {
@@ -55,6 +86,27 @@ impl Store {
 
     pub fn user(&self, id: &str) -> Result<User, ClerkError> {
         self.users.get(id).cloned().ok_or_else(|| ClerkError::not_found("user"))
+    }
+
+    /// Deletes a user with everything that hangs off it: email addresses, sessions (so
+    /// they mint no more tokens) and organization memberships. Organizations it created
+    /// stay, as in Clerk.
+    pub fn delete_user(&mut self, id: &str) -> Result<(), ClerkError> {
+        let user = self.users.remove(id).ok_or_else(|| ClerkError::not_found("user"))?;
+        for email in &user.email_addresses {
+            self.email_owner.remove(&email.id);
+        }
+        self.sessions.retain(|_, session| session.user_id != id);
+        self.memberships.retain(|(_, user_id), _| user_id != id);
+        Ok(())
+    }
+
+    /// Merges `patch` into the user's metadata (see [`MetadataPatch::apply`]).
+    pub fn update_metadata(&mut self, id: &str, patch: MetadataPatch) -> Result<User, ClerkError> {
+        let user = self.users.get_mut(id).ok_or_else(|| ClerkError::not_found("user"))?;
+        patch.apply(user);
+        user.updated_at = now_ms();
+        Ok(user.clone())
     }
 
     /// Adds an address to an existing user; it becomes primary when asked or when the
@@ -149,7 +201,7 @@ impl Store {
             .min_by_key(|u| u.seq);
         match found {
             Some(user) => user.id.clone(),
-            None => self.create_user(&[email.as_str().to_owned()]).id,
+            None => self.create_user(&[email.as_str().to_owned()], MetadataPatch::default()).id,
         }
     }
 

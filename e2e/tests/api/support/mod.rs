@@ -1,29 +1,57 @@
-#![allow(dead_code)] // shared by every test module; each uses a part
 //! Test harness: a fresh database per test, a real `clerk-dev` process, the real API
-//! on an ephemeral port, and typed helpers so tests read as sentences.
+//! on an ephemeral port, and typed helpers so tests read as sentences. The helpers
+//! follow the API's audiences: [`public`] (signup, the public program), an [`Owner`]
+//! speaking the owner routes ([`owner`], [`queue`], [`invitations`]) and a
+//! [`Recipient`] speaking `/api/me` ([`recipient`]), both a [`session::Session`] of a
+//! signed-in user. Every answer is read through [`Reply`] into the `shared` types;
+//! [`sql`] arranges and asserts what only the database shows; [`race`] orders
+//! contenders through the database.
+//!
+//! A `TestApp` is cheap to clone (the identity process and the arranging connection are
+//! shared), so an `Owner` or a `Recipient` carries its own handle on the app.
 
-pub mod flows;
+pub mod invitations;
+pub mod owner;
 pub mod pg;
 pub mod process;
+pub mod public;
+pub mod queue;
 pub mod race;
+pub mod recipient;
+pub mod reply;
+pub mod secrets;
+pub mod session;
+pub mod sql;
 
 pub use crate::common::clerk::{ClerkDev, User};
 pub use crate::common::{db, ORIGIN};
+pub use invitations::Invited;
+pub use owner::{Caps, Owner};
+pub use recipient::Recipient;
+pub use reply::Reply;
+pub use sql::Params;
+
 use api::config::{AppEnv, Settings};
 use api::startup::Application;
-use reqwest::{Method, StatusCode};
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use reqwest::Method;
+use serde::Serialize;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::OnceCell;
 use uuid::Uuid;
 
+#[derive(Clone)]
 pub struct TestApp {
+    /// Where requests go: the in-process server, or a process (see [`TestApp::at`]).
     pub base: String,
     pub db_url: String,
-    pub clerk: ClerkDev,
+    pub clerk: Arc<ClerkDev>,
     pub http: reqwest::Client,
     pub settings: Settings,
     /// The `/metrics` listener's base URL, when the test set `metrics_addr`.
     pub metrics: Option<String>,
+    sql: Arc<OnceCell<tokio_postgres::Client>>,
 }
 
 pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
@@ -32,7 +60,7 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
         bind_addr: "127.0.0.1:0".into(),
         app_env: AppEnv::Development,
         app_origins: vec![ORIGIN.into()],
-        signup_binding_key: vec![1; 32],
+        hmac_key: vec![1; 32],
         csrf_key: vec![2; 32],
         clerk_secret_key: clerk.secret.clone(),
         clerk_api_url: clerk.url.clone(),
@@ -49,6 +77,16 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
     }
 }
 
+/// Makes `user_id` the first owner of a new workspace through the maintenance path (as
+/// `vestibule owner bootstrap` does); returns the workspace id.
+pub async fn bootstrap_owner(db_url: &str, user_id: &str) -> Uuid {
+    let pool = api::db::pool(db_url, 1).unwrap();
+    let name = format!("Workspace of {}", &user_id[..8.min(user_id.len())]);
+    api::db::transaction(&pool, async |tx| api::db::staff::bootstrap(tx, &name, user_id, "test-approval").await)
+        .await
+        .expect("bootstrap")
+}
+
 impl TestApp {
     pub async fn spawn() -> TestApp {
         Self::spawn_with(|_| {}).await
@@ -61,17 +99,32 @@ impl TestApp {
         let clerk = ClerkDev::start().await;
         let mut settings = settings(&db_url, &clerk);
         adjust(&mut settings);
-        let app = Application::build(settings.clone()).await.expect("server builds");
-        let base = format!("http://127.0.0.1:{}", app.port());
-        let metrics = app.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
-        tokio::spawn(app.run());
-        let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-        TestApp { base, db_url, clerk, http, settings, metrics }
+        let server = Application::build(settings.clone()).await.expect("server builds");
+        let base = format!("http://127.0.0.1:{}", server.port());
+        let metrics = server.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
+        tokio::spawn(server.run());
+        TestApp { metrics, settings, ..Self::attach(&base, &db_url, clerk) }
     }
 
-    /// A direct database connection for arranging and asserting.
-    pub async fn db(&self) -> tokio_postgres::Client {
-        db::connect(&self.db_url).await
+    /// The harness for a server the test started itself (a `vestibule serve` process
+    /// with the test settings, see [`process::ApiProcess`]) at `base` on `db_url`.
+    pub fn attach(base: &str, db_url: &str, clerk: ClerkDev) -> TestApp {
+        let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        TestApp {
+            base: base.to_owned(),
+            db_url: db_url.to_owned(),
+            settings: settings(db_url, &clerk),
+            clerk: Arc::new(clerk),
+            http,
+            metrics: None,
+            sql: Arc::default(),
+        }
+    }
+
+    /// The same app reached at another base: a `vestibule serve` process on this
+    /// database. Owners and recipients made from it speak to that process.
+    pub fn at(&self, base: &str) -> TestApp {
+        TestApp { base: base.to_owned(), ..self.clone() }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -90,88 +143,99 @@ impl TestApp {
         rb
     }
 
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&(impl Serialize + ?Sized)>,
+        user: Option<&User>,
+    ) -> Reply {
+        let mut rb = self.request(method, path, user);
+        if let Some(body) = body {
+            rb = rb.json(body);
+        }
+        Reply::from(rb.send().await.expect("request sent")).await
+    }
+
     pub async fn get(&self, path: &str, user: Option<&User>) -> Reply {
-        Reply::from(self.request(Method::GET, path, user).send().await.expect("request sent")).await
+        self.send(Method::GET, path, None::<&()>, user).await
     }
 
-    pub async fn post(&self, path: &str, body: &Value, user: Option<&User>) -> Reply {
-        Reply::from(self.request(Method::POST, path, user).json(body).send().await.expect("request sent")).await
+    pub async fn post(&self, path: &str, body: &(impl Serialize + ?Sized), user: Option<&User>) -> Reply {
+        self.send(Method::POST, path, Some(body), user).await
     }
 
-    pub async fn patch(&self, path: &str, body: &Value, user: Option<&User>) -> Reply {
-        Reply::from(self.request(Method::PATCH, path, user).json(body).send().await.expect("request sent")).await
+    pub async fn patch(&self, path: &str, body: &(impl Serialize + ?Sized), user: Option<&User>) -> Reply {
+        self.send(Method::PATCH, path, Some(body), user).await
     }
 
-    pub async fn put(&self, path: &str, body: &Value, user: Option<&User>) -> Reply {
-        Reply::from(self.request(Method::PUT, path, user).json(body).send().await.expect("request sent")).await
+    pub async fn put(&self, path: &str, body: &(impl Serialize + ?Sized), user: Option<&User>) -> Reply {
+        self.send(Method::PUT, path, Some(body), user).await
     }
 
-    /// A signed-in user with one verified email.
+    /// A signed-in user with one verified email, who calls no route yet (see
+    /// [`TestApp::recipient`] and [`TestApp::owner`] for those who do).
     pub async fn user(&self, email: &str) -> User {
         self.clerk.user(email).await
     }
 
+    /// A signed-in user with one verified email, speaking the `/api/me` routes.
+    pub async fn recipient(&self, email: &str) -> Recipient {
+        self.as_recipient(self.user(email).await)
+    }
+
+    pub fn as_recipient(&self, user: User) -> Recipient {
+        Recipient::new(self.clone(), user)
+    }
+
     /// A signed-in owner of a new workspace; returns the owner and the workspace id.
-    pub async fn owner(&self, email: &str) -> (User, Uuid) {
+    pub async fn owner(&self, email: &str) -> (Owner, Uuid) {
         let user = self.user(email).await;
-        let pool = api::db::pool(&self.db_url, 1).unwrap();
-        let name = format!("Workspace of {}", &user.user_id[..8.min(user.user_id.len())]);
-        let ws = api::db::transaction(&pool, async |tx| {
-            api::db::staff::bootstrap(tx, &name, &user.user_id, "test-approval").await
-        })
-        .await
-        .expect("bootstrap");
-        (user, ws)
+        let ws = bootstrap_owner(&self.db_url, &user.user_id).await;
+        (self.as_owner(user), ws)
+    }
+
+    /// A fresh app with an owner (and their workspace) and `email` signed in as a
+    /// recipient: the cast of most redemption and content tests.
+    pub async fn owner_and_recipient(email: &str) -> (TestApp, Owner, Uuid, Recipient) {
+        let app = TestApp::spawn().await;
+        let (owner, ws) = app.owner("owner@example.com").await;
+        let recipient = app.recipient(email).await;
+        (app, owner, ws, recipient)
+    }
+
+    /// `user` speaking the owner routes (whether or not they are an owner).
+    pub fn as_owner(&self, user: User) -> Owner {
+        Owner::new(self.clone(), user)
+    }
+}
+
+/// Polls `check` every 25 ms until it gives a value, for at most `deadline`; panics
+/// with `what` when it never does. For conditions that become true by themselves (a
+/// process up, a session queued, a cache refreshed), never to order two requests.
+pub async fn eventually<T, F: Future<Output = Option<T>>>(
+    what: &str,
+    deadline: Duration,
+    mut check: impl FnMut() -> F,
+) -> T {
+    let until = tokio::time::Instant::now() + deadline;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(tokio::time::Instant::now() < until, "not within {deadline:?}: {what}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
 
 /// Waits, when the wall clock is within `margin` seconds of the end of a UTC period of
 /// `period` seconds (a rate-limit minute, an intake hour), until the next period starts,
-/// so a test that fills a per-period counter never straddles two periods.
+/// so a test that fills a per-period counter never straddles two periods. This waits out
+/// a real window the server counts in; it orders nothing.
 pub async fn clear_of_period_end(period: u64, margin: u64) {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     let left = period - now % period;
     if left <= margin {
-        tokio::time::sleep(std::time::Duration::from_secs(left + 1)).await;
-    }
-}
-
-/// A response read to the end: status, headers and body.
-pub struct Reply {
-    pub status: StatusCode,
-    pub headers: reqwest::header::HeaderMap,
-    pub text: String,
-}
-
-impl Reply {
-    pub async fn from(r: reqwest::Response) -> Reply {
-        let status = r.status();
-        let headers = r.headers().clone();
-        let text = r.text().await.unwrap_or_default();
-        Reply { status, headers, text }
-    }
-
-    pub fn json(&self) -> Value {
-        serde_json::from_str(&self.text).unwrap_or_else(|_| panic!("not JSON ({}): {}", self.status, self.text))
-    }
-
-    pub fn parse<T: DeserializeOwned>(&self) -> T {
-        serde_json::from_str(&self.text)
-            .unwrap_or_else(|e| panic!("unexpected body ({}): {e}: {}", self.status, self.text))
-    }
-
-    /// The error code of an error body.
-    pub fn code(&self) -> String {
-        self.json()["error"]["code"].as_str().unwrap_or_default().to_owned()
-    }
-
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    #[track_caller]
-    pub fn assert(&self, status: u16) -> &Self {
-        assert_eq!(self.status.as_u16(), status, "body: {}", self.text);
-        self
+        tokio::time::sleep(Duration::from_secs(left + 1)).await;
     }
 }

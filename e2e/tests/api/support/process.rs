@@ -15,6 +15,16 @@ pub fn workspace_bin(name: &str) -> PathBuf {
     path
 }
 
+/// Runs the `vestibule` CLI against `db_url`, with `env` besides, and waits for it.
+pub fn vestibule(db_url: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    std::process::Command::new(workspace_bin("vestibule"))
+        .args(args)
+        .env("DATABASE_URL", db_url)
+        .envs(env.iter().copied())
+        .output()
+        .expect("vestibule runs")
+}
+
 pub struct ApiProcess {
     pub base: String,
     pub log: PathBuf,
@@ -29,10 +39,6 @@ impl ApiProcess {
     /// Starts `vestibule serve` on a free loopback port with the test settings.
     pub async fn start(db_url: &str, clerk: &ClerkDev, extra_env: &[(&str, &str)]) -> ApiProcess {
         let port = free_port();
-        Self::start_on(port, db_url, clerk, extra_env).await
-    }
-
-    pub async fn start_on(port: u16, db_url: &str, clerk: &ClerkDev, extra_env: &[(&str, &str)]) -> ApiProcess {
         let log = std::env::temp_dir().join(format!("vestibule-{}.log", uuid::Uuid::new_v4().simple()));
         let file = std::fs::File::create(&log).unwrap();
         let mut cmd = Command::new(workspace_bin("vestibule"));
@@ -60,13 +66,12 @@ impl ApiProcess {
         let child = cmd.spawn().expect("vestibule starts");
         let base = format!("http://127.0.0.1:{port}");
         let http = reqwest::Client::new();
-        for _ in 0..200 {
-            if http.get(format!("{base}/healthz")).send().await.is_ok_and(|r| r.status().is_success()) {
-                return ApiProcess { base, log, child };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("vestibule did not start; log: {}", std::fs::read_to_string(&log).unwrap_or_default());
+        let what = format!("vestibule answers /healthz (log: {})", log.display());
+        super::eventually(&what, Duration::from_secs(10), || async {
+            http.get(format!("{base}/healthz")).send().await.is_ok_and(|r| r.status().is_success()).then_some(())
+        })
+        .await;
+        ApiProcess { base, log, child }
     }
 
     /// SIGKILL: no shutdown, no flush, no goodbye.

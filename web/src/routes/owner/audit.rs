@@ -27,7 +27,7 @@ pub fn Audit() -> impl IntoView {
     });
     view! {
         <RequireSignIn>
-            {move || id.get().map(|id| view! { <ProgramNav id/> })}
+            {move || id.get().map(|id| view! { <ProgramNav id section="Audit log"/> })}
             <h1>"Audit log"</h1>
             <p class="muted">"Every change to this program and its entries, oldest first. Events hold ids, states and reason codes only."</p>
             {loaded(page, move |r| match r {

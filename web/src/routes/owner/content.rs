@@ -17,7 +17,7 @@ const MAX_CHARS: usize = 20_000;
 
 #[component]
 pub fn ContentPage() -> impl IntoView {
-    set_title("Content");
+    set_title("Early-access content");
     let id = uuid_param("id");
     let content = LocalResource::new(move || {
         let id = id.get();
@@ -33,7 +33,7 @@ pub fn ContentPage() -> impl IntoView {
     });
     view! {
         <RequireSignIn>
-            {move || id.get().map(|id| view! { <ProgramNav id/> })}
+            {move || id.get().map(|id| view! { <ProgramNav id section="Content"/> })}
             <h1>"Early-access content"</h1>
             {loaded(content, move |r| match (r, id.get_untracked()) {
                 (Ok(c), Some(id)) => view! { <Editor id content=c reload=Callback::new(move |()| content.refetch())/> }.into_any(),

@@ -52,7 +52,7 @@ fn WorkspaceSection(ws: Workspace) -> impl IntoView {
         <section class="workspace" aria-label=ws.name.clone()>
             <div class="row spread">
                 <h2>{ws.name.clone()}</h2>
-                <A href=format!("/owner/workspaces/{id}/owners")>"Owners"</A>
+                <A href=format!("/owner/workspaces/{id}/owners") attr:aria-label=format!("Owners of {}", ws.name)>"Owners"</A>
             </div>
             {loaded(programs, move |r| match r {
                         Ok(list) if list.is_empty() => view! {

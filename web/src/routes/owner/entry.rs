@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
 use shared::api::{EntryDetail, IssuedInvitation, Program};
+use shared::InvitationState;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
@@ -22,7 +23,7 @@ use crate::routes::owner::{load_program, uuid_param};
 
 #[component]
 pub fn EntryPage() -> impl IntoView {
-    set_title("Entry");
+    set_title("Queue entry");
     let (id, entry_id) = (uuid_param("id"), uuid_param("entry"));
     let entry = LocalResource::new(move || {
         let (id, entry_id) = (id.get(), entry_id.get());
@@ -38,7 +39,7 @@ pub fn EntryPage() -> impl IntoView {
     view! {
         <RequireSignIn>
             {move || id.get().map(|id| view! {
-                <ProgramNav id/>
+                <ProgramNav id section="Queue entry"/>
                 <p><A href=format!("/owner/programs/{id}/queue")>"← Back to the queue"</A></p>
             })}
             <h1>"Entry"</h1>
@@ -84,7 +85,7 @@ fn EntryView(
         <section class="card">
             <div class="row spread">
                 <h2 class="email">{e.email.clone()}</h2>
-                <StateBadge state=e.state.clone()/>
+                <StateBadge state=e.state.as_str()/>
             </div>
             <p class="muted">{format!("Joined {} · agreed to notice version {} at {}", time(&e.created_at), notice.version, time(&e.permission_at))}</p>
         </section>
@@ -119,14 +120,14 @@ fn Invitations(e: EntryDetail, code: RwSignal<Option<OneTimeCode>>, reload: Call
         .map(|inv| {
             let inv_id: Uuid = inv.id;
             let shown_above = move || code.with(|c| c.as_ref().is_some_and(|c| c.invitation.id == inv_id));
-            let needs_delivery = inv.state == "issued" && inv.delivery.is_none();
+            let needs_delivery = inv.state == InvitationState::Issued && inv.delivery.is_none();
             let delivery = inv.delivery.map(|d| {
                 let reference = d.reference.map(|r| format!(" · ref {r}")).unwrap_or_default();
                 format!("Sent by {} on {}{reference}", crate::components::text::label(&d.channel), time(&d.recorded_at))
             });
             view! {
                 <li>
-                    <div class="row spread"><strong>"Invitation"</strong><StateBadge state=inv.state/></div>
+                    <div class="row spread"><strong>"Invitation"</strong><StateBadge state=inv.state.as_str()/></div>
                     <p class="muted small">{format!("Issued {} · expires {}", time(&inv.issued_at), time(&inv.expires_at))}</p>
                     {delivery.map(|d| view! { <p class="small">{d}</p> })}
                     {move || (needs_delivery && !shown_above()).then(|| view! { <DeliveryForm invitation_id=inv_id on_recorded=reload/> })}

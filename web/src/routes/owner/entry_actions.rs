@@ -8,6 +8,7 @@ use shared::api::{
     DeclineRequest, EntryDetail, IssuedInvitation, OwnerWithdrawRequest, Program, SelectRequest, DECLINE_REASONS,
     SELECT_REASONS, WITHDRAW_BASES,
 };
+use shared::{EntryActions, InvitationState, OpenInvitation};
 
 use crate::api::ApiError;
 use crate::components::confirm::ConfirmButton;
@@ -49,11 +50,15 @@ pub fn Actions(
         post("withdraw", to_json(serde_json::to_value(OwnerWithdrawRequest { basis })), "Withdrawn.")
     });
 
-    let issued = e.invitations.iter().find(|i| i.state == "issued").cloned();
+    let issued = e.invitations.iter().find(|i| i.state == InvitationState::Issued).cloned();
     let expired_issue = issued.as_ref().is_some_and(|i| is_past(&i.expires_at));
-    let state = e.state.as_str();
     let (pid, eid, max_days) = (p.id, e.id, p.max_invite_days);
 
+    let live = match (&issued, expired_issue) {
+        (None, _) => OpenInvitation::None,
+        (Some(_), false) => OpenInvitation::Live,
+        (Some(_), true) => OpenInvitation::Expired,
+    };
     let revoke_invite = issued.filter(|_| !expired_issue).map(|inv| {
         let on_confirm = Callback::new(move |()| {
             act(format!("/api/owner/invitations/{}/revoke", inv.id), serde_json::json!({}), "Invitation revoked; the entry is selected again.", feedback, reload, pending)
@@ -64,10 +69,9 @@ pub fn Actions(
         let on_confirm = Callback::new(move |()| act(format!("/api/owner/grants/{}/revoke", g.id), serde_json::json!({}), "Access revoked.", feedback, reload, pending));
         view! { <ConfirmButton label="Revoke access" question="Revoke this person's early access? They lose it on their next visit; this cannot be undone." confirm_label="Revoke access" pending on_confirm/> }
     });
-    let can_select = state == "waiting";
-    let can_decline = matches!(state, "waiting" | "selected");
-    let can_issue = state == "selected" || (state == "invited" && expired_issue);
-    let can_withdraw = matches!(state, "waiting" | "selected" | "invited" | "active");
+    let allowed = EntryActions::of(e.state, live);
+    let (can_select, can_decline, can_issue, can_withdraw) =
+        (allowed.select, allowed.decline, allowed.issue, allowed.withdraw);
     let is_final = !(can_select || can_decline || can_issue || can_withdraw);
     view! {
         <section class="card actions-card">

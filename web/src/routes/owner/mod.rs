@@ -16,6 +16,7 @@ pub mod queue;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use shared::api::Program;
+use shared::ErrorCode;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
@@ -34,11 +35,13 @@ pub async fn load_program(id: Option<Uuid>) -> Result<Program, ApiError> {
 /// Conflict text for owner writes, by the API's stable 409 code: a stale revision asks
 /// for a reload; the others name the rule the change broke.
 pub fn conflict_text(err: &ApiError) -> &'static str {
-    match err.code.as_str() {
-        "stale_revision" => "Someone else changed this — reload to see the current version, then try again.",
-        "notice_required" => "Sign-ups cannot open before a notice is published.",
-        "content_required" => "Early access cannot be switched on before the content is written.",
-        "seat_cap_below_use" => {
+    match err.api_code() {
+        Some(ErrorCode::StaleRevision) => {
+            "Someone else changed this — reload to see the current version, then try again."
+        }
+        Some(ErrorCode::NoticeRequired) => "Sign-ups cannot open before a notice is published.",
+        Some(ErrorCode::ContentRequired) => "Early access cannot be switched on before the content is written.",
+        Some(ErrorCode::SeatCapBelowUse) => {
             "The seat cap cannot go below the seats in use (active grants plus unexpired invitations)."
         }
         _ => "This change is not possible in the program's current state.",

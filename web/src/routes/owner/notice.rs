@@ -15,14 +15,14 @@ use crate::routes::owner::{load_program, uuid_param};
 
 #[component]
 pub fn NoticePage() -> impl IntoView {
-    set_title("Notice");
+    set_title("Program notice");
     let id = uuid_param("id");
     let program = LocalResource::new(move || load_program(id.get()));
     // Kept above the reloading part, so the answer stays on screen after the reload.
     let outcome = RwSignal::new(None::<Result<i32, ApiError>>);
     view! {
         <RequireSignIn>
-            {move || id.get().map(|id| view! { <ProgramNav id/> })}
+            {move || id.get().map(|id| view! { <ProgramNav id section="Notice"/> })}
             <h1>"Notice"</h1>
             {move || outcome.get().map(|o| match o {
                 Ok(v) => view! { <Success><p>{format!("Version {v} is published. Anyone who opened the form on an older version is asked to reload.")}</p></Success> }.into_any(),

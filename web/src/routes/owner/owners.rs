@@ -13,7 +13,7 @@ use leptos_router::components::A;
 
 #[component]
 pub fn Owners() -> impl IntoView {
-    set_title("Owners");
+    set_title("Workspace owners");
     let id = uuid_param("id");
     let owners = LocalResource::new(move || {
         let path = id.get().map(|id| format!("/api/owner/workspaces/{id}/owners"));
@@ -57,7 +57,8 @@ fn OwnerTables(r: OwnersResponse) -> impl IntoView {
             })
             .collect_view();
         view! {
-            <div class="table-wrap">
+            // A region that scrolls sideways must be reachable by keyboard (tabindex) and named.
+            <div class="table-wrap" role="region" aria-label="Membership history" tabindex="0">
                 <table>
                     <caption class="sr-only">"Membership history"</caption>
                     <thead><tr><th scope="col">"When"</th><th scope="col">"Change"</th><th scope="col">"User"</th><th scope="col">"Approval"</th></tr></thead>

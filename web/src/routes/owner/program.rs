@@ -16,13 +16,13 @@ use crate::routes::owner::{conflict_text, load_program, uuid_param};
 
 #[component]
 pub fn ProgramPage() -> impl IntoView {
-    set_title("Program");
+    set_title("Program overview");
     let id = uuid_param("id");
     let program = LocalResource::new(move || load_program(id.get()));
     let feedback = RwSignal::new(None::<Result<&'static str, ApiError>>);
     view! {
         <RequireSignIn>
-            {move || id.get().map(|id| view! { <ProgramNav id/> })}
+            {move || id.get().map(|id| view! { <ProgramNav id section="Overview"/> })}
             {move || feedback.get().map(|f| match f {
                 Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
                 Err(e) if e.status == 409 => view! {

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
 use shared::api::{EntryPage, EntrySearch, EntrySummary, Program};
+use shared::EntryState;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
@@ -21,17 +22,16 @@ use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::components::text::{label, time, StateBadge};
 use crate::routes::owner::{load_program, uuid_param};
 
-const STATES: [&str; 7] = ["waiting", "selected", "invited", "active", "declined", "withdrawn", "revoked"];
 const PAGE_SIZE: i64 = 50;
 
 #[component]
 pub fn Queue() -> impl IntoView {
-    set_title("Queue");
+    set_title("Program queue");
     let id = uuid_param("id");
     let program = LocalResource::new(move || load_program(id.get()));
     view! {
         <RequireSignIn>
-            {move || id.get().map(|id| view! { <ProgramNav id/> })}
+            {move || id.get().map(|id| view! { <ProgramNav id section="Queue"/> })}
             <h1>"Queue"</h1>
             {loaded(program, move |r| match r {
                         Ok(p) => view! { <QueueView p/> }.into_any(),
@@ -99,7 +99,7 @@ fn QueueView(p: Program) -> impl IntoView {
                 <label for="queue-state">"State"</label>
                 <select id="queue-state" on:change=move |ev| state.set(event_target_value(&ev))>
                     <option value="">"All states"</option>
-                    {STATES.iter().map(|s| view! { <option value=*s>{label(s)}</option> }).collect_view()}
+                    {EntryState::ALL.iter().map(|s| view! { <option value=s.as_str()>{label(s.as_str())}</option> }).collect_view()}
                 </select>
             </div>
             <div class="grow">
@@ -146,8 +146,8 @@ fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSe
                     <td><input type="checkbox" aria-label=check_label prop:checked=move || selected.with(|s| s.contains(&eid))
                         on:change=move |ev| { let on = event_target_checked(&ev); selected.update(|s| toggle(s, eid, on)); }/></td>
                     <td class="email"><A href=format!("/owner/programs/{program_id}/entries/{eid}")>{e.email}</A></td>
-                    <td><StateBadge state=e.state/></td>
-                    <td class="nowrap">{time(&e.created_at)}</td>
+                    <td><StateBadge state=e.state.as_str()/></td>
+                    <td class="nowrap joined">{time(&e.created_at)}</td>
                     <td class="hide-narrow">{format!("v{}", e.notice_version)}</td>
                 </tr>
             }

@@ -1,0 +1,32 @@
+//! Turning request fields into bounded domain values at the edge: every failure is a
+//! 400 with its code, before any lock or write.
+
+use crate::http::ApiError;
+use shared::ErrorCode;
+
+/// Free text of 1..=`max` characters that is not only whitespace.
+pub fn bounded_text(text: String, max: usize, code: ErrorCode) -> Result<String, ApiError> {
+    let len = text.chars().count();
+    if len == 0 || len > max || text.trim().is_empty() {
+        return Err(ApiError::BadRequest(code));
+    }
+    Ok(text)
+}
+
+/// The allow-listed `&'static str` equal to `value`.
+pub fn allowed(list: &'static [&'static str], value: &str, code: ErrorCode) -> Result<&'static str, ApiError> {
+    list.iter().copied().find(|v| *v == value).ok_or(ApiError::BadRequest(code))
+}
+
+/// Page size bounds (SPEC §6.4: at most 100).
+const DEFAULT_LIMIT: i64 = 50;
+const MAX_LIMIT: i64 = 100;
+
+/// `limit` when given must be 1–100.
+pub fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
+    match limit {
+        None => Ok(DEFAULT_LIMIT),
+        Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
+        Some(_) => Err(ApiError::BadRequest(ErrorCode::InvalidLimit)),
+    }
+}

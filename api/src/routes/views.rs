@@ -1,0 +1,106 @@
+//! Rows and use-case results as the wire types of `shared::api`: the one place where the
+//! server's data becomes the contract's bodies. Times are RFC 3339 with microseconds.
+
+use crate::db::audit::EventRow;
+use crate::db::content::ContentRow;
+use crate::db::grants::GrantRow;
+use crate::db::invitations::InvitationRow;
+use crate::db::programs::NoticeRow;
+use crate::db::queue::EntryRow;
+use crate::db::signups::OwnEntry;
+use crate::time::rfc3339;
+use crate::usecases::programs::ProgramView;
+use shared::api;
+
+pub fn notice(n: &NoticeRow) -> api::Notice {
+    api::Notice {
+        version: n.version,
+        purpose: n.purpose.clone(),
+        contact_text: n.contact_text.clone(),
+        retention_text: n.retention_text.clone(),
+        published_at: rfc3339(n.published_at),
+    }
+}
+
+pub fn program((p, summary): &ProgramView) -> api::Program {
+    api::Program {
+        id: p.id,
+        workspace_id: p.workspace_id,
+        slug: p.slug.clone(),
+        purpose: p.purpose.clone(),
+        signup_open: p.signup_open,
+        access_enabled: p.access_enabled,
+        queue_cap: p.queue_cap,
+        hourly_cap: p.hourly_cap,
+        seat_cap: p.seat_cap,
+        max_invite_days: p.max_invite_days,
+        revision: p.revision,
+        counts: api::ProgramCounts { queue: i64::from(p.queue_count), hour: summary.hour, seats: summary.seats },
+        notice: summary.notice.as_ref().map(notice),
+        has_content: summary.has_content,
+        created_at: rfc3339(p.created_at),
+    }
+}
+
+pub fn invitation(i: &InvitationRow) -> api::Invitation {
+    let delivery = match (i.delivery_recorded_at, &i.delivery_channel) {
+        (Some(at), Some(channel)) => Some(api::DeliveryRecord {
+            recorded_at: rfc3339(at),
+            channel: channel.clone(),
+            reference: i.delivery_reference.clone(),
+        }),
+        _ => None,
+    };
+    api::Invitation {
+        id: i.id,
+        state: i.state,
+        issued_at: rfc3339(i.issued_at),
+        expires_at: rfc3339(i.expires_at),
+        delivery,
+    }
+}
+
+pub fn grant(g: &GrantRow) -> api::Grant {
+    api::Grant { id: g.id, active: g.active, granted_at: rfc3339(g.granted_at), revoked_at: g.revoked_at.map(rfc3339) }
+}
+
+pub fn event(e: EventRow) -> api::AuditEvent {
+    api::AuditEvent {
+        id: e.id,
+        kind: e.event_type,
+        entry_id: e.entry_id,
+        actor_kind: e.actor_kind,
+        at: rfc3339(e.at),
+        details: e.details,
+    }
+}
+
+pub fn entry_summary(e: EntryRow) -> api::EntrySummary {
+    api::EntrySummary {
+        id: e.id,
+        email: e.email,
+        state: e.state,
+        created_at: rfc3339(e.created_at),
+        notice_version: e.notice_version,
+    }
+}
+
+pub fn content(c: ContentRow) -> api::Content {
+    api::Content { revision: c.revision, body: c.body, updated_at: rfc3339(c.updated_at) }
+}
+
+pub fn own_entry(e: OwnEntry) -> api::OwnEntry {
+    api::OwnEntry { program_slug: e.slug, state: e.state, joined_at: rfc3339(e.joined_at), position: e.position }
+}
+
+pub fn own_status(e: OwnEntry) -> api::OwnWaitlistStatus {
+    api::OwnWaitlistStatus {
+        state: e.state,
+        joined_at: rfc3339(e.joined_at),
+        notice_version: e.notice_version,
+        invitation: e
+            .invitation
+            .map(|(state, expires_at)| api::InvitationStatus { state, expires_at: rfc3339(expires_at) }),
+        position: e.position,
+    }
+}

@@ -1,0 +1,180 @@
+//! Public admission (SPEC §6.2). Policy, in this order, all under workspace
+//! `FOR KEY SHARE` → program `FOR UPDATE`: the request key's receipt first (the same
+//! binding replays, another is refused), then closed / outdated notice / no choice, then
+//! the queue and hour caps (nothing written), then the email (known → a receipt only),
+//! else the entry, the queue counter, the hour bucket, the receipt and the `signup`
+//! event. Every accepted outcome — new entry, known email, replayed key — is the same
+//! answer, and every cap the same refusal, so no answer tells whether an email is on a
+//! list.
+//!
+//! Rate control: before the transaction, a key without a committed receipt counts one
+//! hit for the client address (an HMAC of it, never the address) in a one-minute window
+//! shared through PostgreSQL by every API instance. Replays of committed keys are not
+//! counted, so a client retrying after a lost answer always gets its answer. The slug
+//! lookup, the rate-limit hit and the transaction use one pooled connection.
+
+use crate::crypto;
+use crate::db::rate_limits::{self, Scope};
+use crate::db::signups::{self, NewEntry};
+use crate::db::{self, DbError, TxError};
+use crate::metrics;
+use crate::state::AppState;
+use shared::EmailKey;
+use std::net::IpAddr;
+use uuid::Uuid;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AdmitError {
+    #[error("no such program")]
+    NotFound,
+    #[error("request key reused with other fields")]
+    KeyReused,
+    #[error("sign-ups are closed")]
+    Closed,
+    #[error("the notice is outdated")]
+    NoticeOutdated,
+    #[error("the box was not ticked")]
+    PermissionRequired,
+    #[error("a queue or hourly cap is reached")]
+    Capped,
+    #[error("too many new attempts from this address")]
+    RateLimited,
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+/// A unique violation means a writer got in around the locks: decide again, now seeing it.
+impl TxError for AdmitError {
+    fn retry(&self) -> bool {
+        matches!(self, AdmitError::Db(DbError::Retry | DbError::Unique(_)))
+    }
+}
+
+/// A signup as the domain sees it: the body's fields, parsed at the edge.
+#[derive(Debug, Clone)]
+pub struct NewSignup {
+    pub request_key: Uuid,
+    pub email: EmailKey,
+    pub notice_version: i32,
+    pub permission: bool,
+}
+
+impl NewSignup {
+    /// The receipt binding: HMAC over length-prefixed (program, key, email, version, choice).
+    fn binding(&self, key: &[u8], program_id: Uuid) -> Vec<u8> {
+        let version = self.notice_version.to_be_bytes();
+        crypto::binding(
+            key,
+            "signup-v1",
+            &[
+                program_id.as_bytes(),
+                self.request_key.as_bytes(),
+                self.email.as_str().as_bytes(),
+                &version,
+                &[u8::from(self.permission)],
+            ],
+        )
+    }
+}
+
+/// What an admission did; every one of them is the same answer to the applicant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// A new entry was created.
+    Admitted,
+    /// The email was known: a receipt points at the original entry, nothing else changed.
+    Duplicate,
+    /// The key was committed before with the same binding.
+    Replay,
+}
+
+const RATE_WINDOW_SECS: i32 = 60;
+
+/// Admits one signup to the program `slug` from `client` (see the module policy).
+pub async fn sign_up(
+    state: &AppState,
+    slug: &str,
+    signup: &NewSignup,
+    client: Option<IpAddr>,
+) -> Result<Admission, AdmitError> {
+    let outcome = admit(state, slug, signup, client).await;
+    metrics::count("admission", outcome_label(&outcome));
+    outcome
+}
+
+async fn admit(
+    state: &AppState,
+    slug: &str,
+    signup: &NewSignup,
+    client: Option<IpAddr>,
+) -> Result<Admission, AdmitError> {
+    let settings = &state.settings;
+    let mut conn = state.pool.get().await.map_err(DbError::from)?;
+    let (target, committed) = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
+    if !committed {
+        let addr = client.map(|ip| ip.to_string()).unwrap_or_default();
+        let subject = rate_limits::subject(&settings.hmac_key, Scope::SignupAddr, &addr);
+        let limit = settings.signup_rate_per_minute;
+        if !rate_limits::hit(&conn, Scope::SignupAddr, &subject, RATE_WINDOW_SECS, limit).await? {
+            return Err(AdmitError::RateLimited);
+        }
+    }
+    let binding = signup.binding(&settings.hmac_key, target.program_id);
+    let email = signup.email.as_str();
+    db::transaction_on(&mut conn, async |tx| {
+        let facts = signups::read_under_locks(tx, target, signup.request_key, email).await?;
+        let program = facts.program.ok_or(AdmitError::NotFound)?;
+        if let Some(stored) = &facts.receipt {
+            return match crypto::same_binding(stored, &binding) {
+                true => Ok(Admission::Replay),
+                false => Err(AdmitError::KeyReused),
+            };
+        }
+        if facts.workspace_active != Some(true) || !program.signup_open {
+            return Err(AdmitError::Closed);
+        }
+        let notice_id = match (program.current_notice_id, program.current_notice_version) {
+            (Some(id), Some(version)) if version == signup.notice_version => id,
+            _ => return Err(AdmitError::NoticeOutdated),
+        };
+        if !signup.permission {
+            return Err(AdmitError::PermissionRequired);
+        }
+        if program.queue_count >= program.queue_cap || facts.hour_count >= program.hourly_cap {
+            return Err(AdmitError::Capped);
+        }
+        if let Some(entry_id) = facts.known_entry {
+            signups::insert_receipt(tx, program.id, signup.request_key, &binding, entry_id, facts.now).await?;
+            return Ok(Admission::Duplicate);
+        }
+        let new = NewEntry {
+            program: &program,
+            email,
+            notice_id,
+            notice_version: signup.notice_version,
+            request_key: signup.request_key,
+            binding: &binding,
+            now: facts.now,
+            bucket: facts.bucket,
+        };
+        // Both guards hold under the program lock; a miss means something wrote around it.
+        match signups::insert_admitted(tx, &new).await? {
+            true => Ok(Admission::Admitted),
+            false => Err(AdmitError::Capped),
+        }
+    })
+    .await
+}
+
+fn outcome_label(outcome: &Result<Admission, AdmitError>) -> &'static str {
+    match outcome {
+        Ok(Admission::Admitted) => "admitted",
+        Ok(Admission::Duplicate) => "duplicate",
+        Ok(Admission::Replay) => "replay",
+        Err(AdmitError::Capped) => "capped",
+        Err(AdmitError::RateLimited) => "rate_limited",
+        Err(AdmitError::KeyReused) => "key_reused",
+        Err(AdmitError::Closed | AdmitError::NoticeOutdated | AdmitError::PermissionRequired) => "closed",
+        Err(AdmitError::NotFound | AdmitError::Db(_)) => "failed",
+    }
+}

@@ -1,0 +1,86 @@
+//! Owner membership: which workspaces a user owns, who owns a workspace (with the
+//! membership history), and the maintenance channel's changes (SPEC §7). Policy: public
+//! sign-up never creates staff; changes happen only through the CLI, under the
+//! workspace's `FOR UPDATE` lock, each appended to `staff_admin_events` with its approval
+//! reference; the last active owner is never removed.
+
+use super::owner;
+use super::{use_case_error, ReadError};
+use crate::db::locks::{self, Strength};
+use crate::db::staff::{self, HistoryEvent, Member};
+use crate::db::{self, DbError};
+use deadpool_postgres::Pool;
+use uuid::Uuid;
+
+/// The user's active workspaces (id, name); the uniform 404 when they own none.
+pub async fn workspaces(pool: &Pool, user_id: &str) -> Result<Vec<(Uuid, String)>, ReadError> {
+    let client = pool.get().await.map_err(DbError::from)?;
+    let owned = staff::owned_workspaces(&client, user_id).await?;
+    if owned.is_empty() {
+        return Err(ReadError::NotFound);
+    }
+    Ok(owned)
+}
+
+/// A workspace's members and its membership history, for one of its owners.
+pub async fn owners(
+    pool: &Pool,
+    user_id: &str,
+    workspace_id: Uuid,
+) -> Result<(Vec<Member>, Vec<HistoryEvent>), ReadError> {
+    owner::on_workspace(pool, user_id, workspace_id, Strength::Share, async |w| {
+        Ok((staff::members(w.tx, w.workspace_id).await?, staff::history(w.tx, w.workspace_id).await?))
+    })
+    .await
+}
+
+/// A workspace's members and history for the maintenance channel (no owner check: the
+/// CLI runs with the database's credentials); the 404 when it has no members.
+pub async fn members(pool: &Pool, workspace_id: Uuid) -> Result<(Vec<Member>, Vec<HistoryEvent>), ReadError> {
+    let client = pool.get().await.map_err(DbError::from)?;
+    let members = staff::members(&client, workspace_id).await?;
+    if members.is_empty() {
+        return Err(ReadError::NotFound);
+    }
+    Ok((members, staff::history(&client, workspace_id).await?))
+}
+
+use_case_error! {
+    /// Why the maintenance channel refused a change (`NotFound`: no such workspace).
+    pub enum MembershipError {
+        #[error("refusing to remove the last active owner")]
+        LastOwner,
+        #[error("that user already has that membership state")]
+        Unchanged,
+    }
+}
+
+/// Creates a workspace and its first owner, audited; returns the workspace id.
+pub async fn bootstrap(pool: &Pool, name: &str, user_id: &str, approval_ref: &str) -> Result<Uuid, MembershipError> {
+    db::transaction(pool, async |tx| Ok(staff::bootstrap(tx, name, user_id, approval_ref).await?)).await
+}
+
+/// Makes `user_id` an active owner (`active`) or removes them, audited.
+pub async fn change(
+    pool: &Pool,
+    workspace_id: Uuid,
+    user_id: &str,
+    approval_ref: &str,
+    active: bool,
+) -> Result<(), MembershipError> {
+    db::transaction(pool, async |tx| {
+        locks::workspace(tx, workspace_id, Strength::Update).await?.ok_or(MembershipError::NotFound)?;
+        let members = staff::members(tx, workspace_id).await?;
+        let current = members.iter().find(|m| m.clerk_user_id == user_id);
+        if current.map(|m| m.active) == Some(active) || (!active && current.is_none()) {
+            return Err(MembershipError::Unchanged);
+        }
+        if !active && members.iter().filter(|m| m.active).count() <= 1 {
+            return Err(MembershipError::LastOwner);
+        }
+        let member = staff::upsert_member(tx, workspace_id, user_id, active).await?;
+        staff::record(tx, workspace_id, member, if active { "grant" } else { "revoke" }, approval_ref).await?;
+        Ok(())
+    })
+    .await
+}

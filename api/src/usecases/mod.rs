@@ -1,0 +1,79 @@
+//! The use cases: one module per capability, one function per operation, each returning
+//! its capability's typed error. They speak the domain — entries, invitations, grants,
+//! programs, owners — and never HTTP: no status code, no wire type, no request. They
+//! take the locks through the data layer in the global order (owner operations through
+//! [`owner`]), decide on fresh reads with the transaction's clock, and leave every
+//! state change to the one writer behind `domain::EntryMove` / `InvitationMove`.
+//!
+//! Capabilities: [`admission`] (public signup), [`redemption`] (a code becomes a grant),
+//! [`recipient`] (own status, entries, withdrawal, private content), [`programs`]
+//! (programs, notices, content, dashboard), [`decisions`] (select, decline, withdraw,
+//! revoke access), [`invitations`] (issue, bulk issue, delivery records, revoke),
+//! [`queue`] (the owner's reads of entries and history) and [`membership`] (workspaces
+//! and owners).
+
+pub mod admission;
+pub mod decisions;
+pub mod invitations;
+pub mod membership;
+pub mod owner;
+pub mod programs;
+pub mod queue;
+pub mod recipient;
+pub mod redemption;
+mod withdrawal;
+
+pub use owner::NotFound;
+
+/// Declares a use-case error: the variants given, plus `NotFound` (absent, foreign or
+/// not permitted: the uniform 404) and `Db(DbError)`; implements the data layer's
+/// [`crate::db::TxError`] (a deadlock or serialization failure runs the transaction
+/// again) and `From<NotFound>`. With `transitions`, also `InvalidTransition` and
+/// `From<domain::InvalidTransition>`.
+macro_rules! use_case_error {
+    ($(#[$meta:meta])* pub enum $name:ident with transitions { $($body:tt)* }) => {
+        use_case_error! {
+            $(#[$meta])*
+            pub enum $name {
+                #[error("invalid transition")]
+                InvalidTransition,
+                $($body)*
+            }
+        }
+
+        impl From<crate::domain::InvalidTransition> for $name {
+            fn from(_: crate::domain::InvalidTransition) -> Self {
+                Self::InvalidTransition
+            }
+        }
+    };
+    ($(#[$meta:meta])* pub enum $name:ident { $($body:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, thiserror::Error)]
+        pub enum $name {
+            #[error("not found")]
+            NotFound,
+            $($body)*
+            #[error(transparent)]
+            Db(#[from] crate::db::DbError),
+        }
+
+        impl crate::db::TxError for $name {
+            fn retry(&self) -> bool {
+                matches!(self, Self::Db(crate::db::DbError::Retry))
+            }
+        }
+
+        impl From<crate::usecases::NotFound> for $name {
+            fn from(_: crate::usecases::NotFound) -> Self {
+                Self::NotFound
+            }
+        }
+    };
+}
+pub(crate) use use_case_error;
+
+use_case_error! {
+    /// A read that can only be absent (the uniform 404) or fail in the database.
+    pub enum ReadError {}
+}

@@ -1,0 +1,222 @@
+//! Programs as owners manage them: create, list, read with live counts, change under
+//! `expectedRevision`, the dashboard's numbers, notice versions and the private content.
+//! Policy: a change applies only to the revision the owner saw; each change bumps the
+//! revision and records one event; opening signup needs a current notice, enabling
+//! access needs content, and the seat cap never drops below the seats in use.
+
+use super::owner::{self, OwnedWorkspace, Scope};
+use super::use_case_error;
+use crate::db::audit::{self, Detail, EventType};
+use crate::db::content::{self, ContentRow};
+use crate::db::locks::{ProgramRow, Strength};
+use crate::db::programs::{self, NewNotice, NewProgram, NoticeRow, ProgramSettings, Summary};
+use crate::db::{invitations, DbError};
+use crate::domain::EntryState;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::Pool;
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+use_case_error! {
+    pub enum ProgramError {
+        #[error("stale revision")]
+        StaleRevision,
+        #[error("slug taken")]
+        SlugTaken,
+        #[error("purpose differs from the program's")]
+        PurposeMismatch,
+        #[error("a notice is required to open sign-ups")]
+        NoticeRequired,
+        #[error("content is required to enable access")]
+        ContentRequired,
+        #[error("seat cap below seats in use")]
+        SeatCapBelowUse,
+    }
+}
+
+/// A program with what an owner sees next to it.
+pub type ProgramView = (ProgramRow, Summary);
+
+/// The owner's changes to a program; `None` keeps the current value.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProgramPatch {
+    pub expected_revision: i64,
+    pub signup_open: Option<bool>,
+    pub access_enabled: Option<bool>,
+    pub queue_cap: Option<i32>,
+    pub hourly_cap: Option<i32>,
+    pub seat_cap: Option<i32>,
+}
+
+/// Creates a closed program without notice or content, under the workspace lock.
+pub async fn create(pool: &Pool, user_id: &str, new: &NewProgram) -> Result<ProgramView, ProgramError> {
+    owner::on_workspace(pool, user_id, new.workspace_id, Strength::Update, async |w| {
+        let program = programs::insert(w.tx, new).await.map_err(|e| match e {
+            e if e.is_unique(programs::SLUG_TAKEN) => ProgramError::SlugTaken,
+            e => e.into(),
+        })?;
+        let details = [("created", Detail::Flag(true)), ("revision", Detail::Number(program.revision))];
+        audit::record(w.tx, program.id, None, actor(w), EventType::ProgramChanged, w.now, &details).await?;
+        view_of(w, program.id).await
+    })
+    .await
+}
+
+/// The workspace's programs with their counts, oldest first (one statement).
+pub async fn list(pool: &Pool, user_id: &str, workspace_id: Uuid) -> Result<Vec<ProgramView>, ProgramError> {
+    owner::on_workspace(pool, user_id, workspace_id, Strength::Share, async |w| {
+        Ok(programs::with_summaries(w.tx, w.workspace_id, None, w.now).await?)
+    })
+    .await
+}
+
+pub async fn get(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<ProgramView, ProgramError> {
+    owner::read(pool, user_id, Scope::Program(program_id), async |o| view(o).await).await
+}
+
+/// Applies the owner's changes to the revision they saw. Lowering the queue or hour cap
+/// keeps every existing entry.
+pub async fn patch(
+    pool: &Pool,
+    user_id: &str,
+    program_id: Uuid,
+    change: ProgramPatch,
+) -> Result<ProgramView, ProgramError> {
+    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
+        let program = &o.program;
+        if program.revision != change.expected_revision {
+            return Err(ProgramError::StaleRevision);
+        }
+        let before = ProgramSettings::from(program);
+        let after = ProgramSettings {
+            signup_open: change.signup_open.unwrap_or(before.signup_open),
+            access_enabled: change.access_enabled.unwrap_or(before.access_enabled),
+            queue_cap: change.queue_cap.unwrap_or(before.queue_cap),
+            hourly_cap: change.hourly_cap.unwrap_or(before.hourly_cap),
+            seat_cap: change.seat_cap.unwrap_or(before.seat_cap),
+        };
+        if after == before {
+            return view(o).await;
+        }
+        if after.signup_open && !before.signup_open && program.current_notice_id.is_none() {
+            return Err(ProgramError::NoticeRequired);
+        }
+        if after.access_enabled && !before.access_enabled && !programs::has_content(o.tx, program.id).await? {
+            return Err(ProgramError::ContentRequired);
+        }
+        if after.seat_cap < before.seat_cap
+            && i64::from(after.seat_cap) < invitations::seats_in_use(o.tx, program.id, o.now).await?
+        {
+            return Err(ProgramError::SeatCapBelowUse);
+        }
+        let updated = programs::update(o.tx, program.id, &after).await?;
+        let details = changes(&before, &after, updated.revision);
+        audit::record(o.tx, program.id, None, o.actor(), EventType::ProgramChanged, o.now, &details).await?;
+        view(o).await
+    })
+    .await
+}
+
+/// The event details of a change: each changed field's new value and the new revision.
+fn changes(before: &ProgramSettings, after: &ProgramSettings, revision: i64) -> Vec<(&'static str, Detail)> {
+    let mut details = Vec::new();
+    if before.signup_open != after.signup_open {
+        details.push(("signupOpen", Detail::Flag(after.signup_open)));
+    }
+    if before.access_enabled != after.access_enabled {
+        details.push(("accessEnabled", Detail::Flag(after.access_enabled)));
+    }
+    for (name, old, new) in [
+        ("queueCap", before.queue_cap, after.queue_cap),
+        ("hourlyCap", before.hourly_cap, after.hourly_cap),
+        ("seatCap", before.seat_cap, after.seat_cap),
+    ] {
+        if old != new {
+            details.push((name, Detail::Number(i64::from(new))));
+        }
+    }
+    details.push(("revision", Detail::Number(revision)));
+    details
+}
+
+/// The dashboard's numbers: admissions per recent UTC hour and entries per state (every
+/// state present). The owner check holds the workspace `FOR SHARE`; the counts are read
+/// without the program lock, so counting a large queue never stalls admissions.
+pub struct Stats {
+    pub intake_hours: Vec<(DateTime<Utc>, i64)>,
+    pub states: BTreeMap<EntryState, i64>,
+}
+
+pub async fn stats(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<Stats, ProgramError> {
+    let workspace_id = {
+        let client = pool.get().await.map_err(DbError::from)?;
+        programs::workspace_of(&client, program_id).await?.ok_or(ProgramError::NotFound)?
+    };
+    owner::on_workspace(pool, user_id, workspace_id, Strength::Share, async |w| {
+        let intake_hours = programs::intake_hours(w.tx, program_id).await?;
+        let mut states: BTreeMap<EntryState, i64> = EntryState::ALL.iter().map(|s| (*s, 0)).collect();
+        states.extend(programs::state_counts(w.tx, program_id).await?);
+        Ok(Stats { intake_hours, states })
+    })
+    .await
+}
+
+/// Publishes the next notice version; its purpose must be the program's own (a new
+/// purpose needs a new program). Versions are sequential under the program lock.
+pub async fn publish_notice(
+    pool: &Pool,
+    user_id: &str,
+    program_id: Uuid,
+    notice: &NewNotice,
+) -> Result<NoticeRow, ProgramError> {
+    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
+        if notice.purpose != o.program.purpose {
+            return Err(ProgramError::PurposeMismatch);
+        }
+        let row = programs::publish_notice(o.tx, &o.program, notice, o.now).await?;
+        let details = [("noticeId", Detail::Id(row.id)), ("version", Detail::Number(i64::from(row.version)))];
+        audit::record(o.tx, o.program.id, None, o.actor(), EventType::NoticePublished, o.now, &details).await?;
+        Ok(row)
+    })
+    .await
+}
+
+/// The private content; absent until the first write.
+pub async fn content(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<ContentRow, ProgramError> {
+    owner::read(pool, user_id, Scope::Program(program_id), async |o| {
+        content::get(o.tx, o.program.id).await?.ok_or(ProgramError::NotFound)
+    })
+    .await
+}
+
+/// Replaces the content if `expected` is its current revision (0 for the first write);
+/// the event records the new revision only, never the body.
+pub async fn put_content(
+    pool: &Pool,
+    user_id: &str,
+    program_id: Uuid,
+    expected: i64,
+    body: &str,
+) -> Result<ContentRow, ProgramError> {
+    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
+        let row = content::put(o.tx, o.program.id, expected, body, o.now).await?.ok_or(ProgramError::StaleRevision)?;
+        let details = [("revision", Detail::Number(row.revision))];
+        audit::record(o.tx, o.program.id, None, o.actor(), EventType::ContentUpdated, o.now, &details).await?;
+        Ok(row)
+    })
+    .await
+}
+
+async fn view(o: &owner::Owned<'_, '_>) -> Result<ProgramView, ProgramError> {
+    let mut rows = programs::with_summaries(o.tx, o.program.workspace_id, Some(o.program.id), o.now).await?;
+    rows.pop().ok_or(ProgramError::NotFound)
+}
+
+async fn view_of(w: &OwnedWorkspace<'_, '_>, program_id: Uuid) -> Result<ProgramView, ProgramError> {
+    let mut rows = programs::with_summaries(w.tx, w.workspace_id, Some(program_id), w.now).await?;
+    rows.pop().ok_or(ProgramError::NotFound)
+}
+
+fn actor(w: &OwnedWorkspace<'_, '_>) -> crate::db::audit::Actor {
+    crate::db::audit::Actor::Owner(w.staff_id)
+}

@@ -1,0 +1,79 @@
+//! The owner's reads of a program's entries and history: the queue in pages (filtered by
+//! state and, for a search, an email fragment), one entry with everything about it, the
+//! export, and the audit history. Policy: readers hold the workspace and program
+//! `FOR SHARE` and check ownership inside the transaction; an entry of another program is
+//! the uniform 404; no code or digest is ever read.
+
+use super::owner::{self, Scope};
+use super::ReadError;
+use crate::db::audit::{self, EventRow};
+use crate::db::grants::{self, GrantRow};
+use crate::db::invitations::{self, InvitationRow};
+use crate::db::programs::NoticeRow;
+use crate::db::queue::{self, Cursor, EntryRow, Filter};
+use deadpool_postgres::Pool;
+use uuid::Uuid;
+
+/// One page of the queue and the cursor of the next, if there is one.
+pub async fn page(
+    pool: &Pool,
+    user_id: &str,
+    program_id: Uuid,
+    filter: &Filter,
+    limit: i64,
+) -> Result<(Vec<EntryRow>, Option<Cursor>), ReadError> {
+    // One row more than asked tells whether another page follows.
+    let mut rows = owner::read::<_, ReadError, _>(pool, user_id, Scope::Program(program_id), async |o| {
+        Ok(queue::page(o.tx, o.program.id, filter, limit + 1).await?)
+    })
+    .await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = rows.last().filter(|_| more).map(|e| Cursor { created_at: e.created_at, id: e.id });
+    Ok((rows, next))
+}
+
+/// An entry with its notice snapshot, invitations (oldest first), grant and events.
+pub struct EntryDetail {
+    pub entry: EntryRow,
+    pub notice: NoticeRow,
+    pub invitations: Vec<InvitationRow>,
+    pub grant: Option<GrantRow>,
+    pub events: Vec<EventRow>,
+}
+
+pub async fn detail(pool: &Pool, user_id: &str, program_id: Uuid, entry_id: Uuid) -> Result<EntryDetail, ReadError> {
+    owner::read(pool, user_id, Scope::Program(program_id), async |o| {
+        let (entry, notice) = queue::one(o.tx, o.program.id, entry_id).await?.ok_or(ReadError::NotFound)?;
+        Ok(EntryDetail {
+            entry,
+            notice,
+            invitations: invitations::of_entry(o.tx, entry_id).await?,
+            grant: grants::of_entry(o.tx, entry_id).await?,
+            events: audit::of_entry(o.tx, o.program.id, entry_id).await?,
+        })
+    })
+    .await
+}
+
+/// Every entry of the program, in queue order.
+pub async fn export(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<Vec<EntryRow>, ReadError> {
+    owner::read(pool, user_id, Scope::Program(program_id), async |o| Ok(queue::all(o.tx, o.program.id).await?)).await
+}
+
+/// Up to `limit` events with an id above `after`, in id order, and whether more follow.
+pub async fn events(
+    pool: &Pool,
+    user_id: &str,
+    program_id: Uuid,
+    after: i64,
+    limit: i64,
+) -> Result<(Vec<EventRow>, bool), ReadError> {
+    let mut rows = owner::read::<_, ReadError, _>(pool, user_id, Scope::Program(program_id), async |o| {
+        Ok(audit::page(o.tx, o.program.id, after, limit + 1).await?)
+    })
+    .await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    Ok((rows, more))
+}

@@ -1,0 +1,67 @@
+//! A signed-in user acting on their own data: their entry in a program, their entries
+//! across programs, withdrawing, and a program's private content. Policy: entries are
+//! found only through the emails the identity provider reports as verified right now
+//! (looked up before any transaction, by the caller); no match is the same 404 as no
+//! program. Withdrawal is the shared transition under workspace `FOR KEY SHARE` →
+//! program `FOR UPDATE`, and repeating it answers the same.
+//!
+//! The status and list reads are one statement each, without row locks: a single
+//! statement sees one snapshot, so it can never mix rows from before and after a
+//! writer's commit, and nothing is decided or written on what it reads.
+
+use super::use_case_error;
+use super::withdrawal;
+use crate::db::audit::Actor;
+use crate::db::locks::{self, Strength};
+use crate::db::signups::{self, OwnEntry};
+use crate::db::{self, early_access, entries, DbError};
+use crate::identity::VerifiedUser;
+use deadpool_postgres::Pool;
+
+use_case_error! {
+    pub enum RecipientError with transitions {}
+}
+
+/// The caller's entry in the program `slug`.
+pub async fn status(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<OwnEntry, RecipientError> {
+    let client = pool.get().await.map_err(DbError::from)?;
+    let own = signups::own_entries(&client, &user.email_keys(), Some(slug)).await?;
+    own.into_iter().next().ok_or(RecipientError::NotFound)
+}
+
+/// The caller's entries across programs.
+pub async fn entries(pool: &Pool, user: &VerifiedUser) -> Result<Vec<OwnEntry>, RecipientError> {
+    let client = pool.get().await.map_err(DbError::from)?;
+    Ok(signups::own_entries(&client, &user.email_keys(), None).await?)
+}
+
+/// Withdraws the caller's entry in the program `slug`.
+pub async fn withdraw(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<(), RecipientError> {
+    let emails = user.email_keys();
+    let mut client = pool.get().await.map_err(DbError::from)?;
+    let target = signups::locate(&client, slug).await?.ok_or(RecipientError::NotFound)?;
+    db::transaction_on(&mut client, async |tx| {
+        if locks::workspace(tx, target.workspace_id, Strength::KeyShare).await? != Some(true) {
+            return Err(RecipientError::NotFound);
+        }
+        let program = locks::program(tx, target.workspace_id, target.program_id, Strength::Update)
+            .await?
+            .ok_or(RecipientError::NotFound)?;
+        let entry = entries::lock_own(tx, program.id, &emails).await?.ok_or(RecipientError::NotFound)?;
+        let now = locks::now(tx).await?;
+        withdrawal::withdraw::<RecipientError>(tx, program.id, &entry, Actor::Recipient, "applicant_request", now)
+            .await?;
+        Ok(())
+    })
+    .await
+}
+
+/// The private content of `slug` — (revision, body) — for the holder of its grant.
+pub async fn early_access(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<(i64, String), RecipientError> {
+    let emails = user.email_keys();
+    let user_id = user.session.user_id.as_str();
+    db::transaction(pool, async |tx| {
+        early_access::read(tx, slug, user_id, &emails).await?.ok_or(RecipientError::NotFound)
+    })
+    .await
+}

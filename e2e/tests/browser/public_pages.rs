@@ -1,0 +1,59 @@
+//! The pages anyone can reach, signed out or signed in without any entry, and the sign-in
+//! redirect: after signing in, `?next=` only ever continues to a path on this site
+//! (issue 12, item 1).
+
+use crate::browser::Browser;
+use crate::flows::{sign_in, sign_out};
+use crate::stack::{in_browser, Stack};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signing_in_never_continues_to_another_site() {
+    in_browser(|stack, b| Box::pin(never_elsewhere(stack, b))).await;
+}
+
+async fn never_elsewhere(_stack: &Stack, b: &Browser) {
+    // Browsers read `/\evil.example` and `/<TAB>/evil.example` as `//evil.example`.
+    for next in ["/%5Cevil.example", "/%09/evil.example", "//evil.example", "https://evil.example/", "/.//evil.example"]
+    {
+        b.open(&format!("/sign-in?next={next}")).await;
+        b.wait_text("Development sign-in").await;
+        b.fill("#sign-in-email", "rita.redirect@example.com").await;
+        b.click_button("Sign in").await;
+        // Not an owner and no usable `next`: their own waitlists, on this site.
+        b.wait_path("/me").await;
+        b.wait_text("Sign out").await;
+        sign_out(b).await;
+    }
+    // A path on this site is where sign-in continues.
+    sign_in(b, "rita.redirect@example.com", "/redeem", false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn public_pages_are_accessible() {
+    in_browser(|stack, b| Box::pin(public_pages(stack, b))).await;
+}
+
+async fn public_pages(_stack: &Stack, b: &Browser) {
+    b.open("/").await;
+    b.wait_text("Waitlists and early access, done carefully").await;
+    b.check_page("home").await;
+    assert!(!b.text().await.contains("Owner console"), "a visitor is offered no owner navigation");
+
+    b.open("/waitlist/no-such-list").await;
+    b.wait_text("This waitlist is not available").await;
+    b.check_page("waitlist-unavailable").await;
+
+    b.open("/owner/no-such-page").await; // a client route the SPA does not know
+    b.wait_text("Page not found").await;
+    b.check_page("not-found").await;
+
+    b.open("/redeem").await;
+    b.wait_text("Sign in to continue").await;
+    b.check_page("redeem-signed-out").await;
+
+    // Signed in with no entry anywhere: an empty list that says why.
+    sign_in(b, "nobody.yet@example.com", "/me", false).await;
+    b.wait_text("You are not on any waitlist").await;
+    b.check_page("me-empty").await;
+    assert!(!b.text().await.contains("Owner console"), "a non-owner is offered no owner navigation");
+}
