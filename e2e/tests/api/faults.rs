@@ -140,7 +140,7 @@ async fn identity_provider_gone_and_back() {
 async fn a_failed_key_fetch_is_remembered_while_the_identity_provider_is_down() {
     use crate::metrics::{scrape, spawn_with_metrics, value};
     const FAILED_FETCHES: &str = r#"vestibule_events_total{family="identity",outcome="jwks_unavailable"}"#;
-    let mut app = spawn_with_metrics().await;
+    let app = spawn_with_metrics().await;
     // Sessions minted while the provider was up; the API has fetched no keys yet.
     let mut users = Vec::new();
     for i in 0..8 {
