@@ -7,7 +7,7 @@ mod backend;
 mod tokens;
 
 pub use backend::{BackendClient, LookupError};
-pub use tokens::{Claims, TokenError, TokenVerifier};
+pub use tokens::{Claims, TokenError, TokenVerifier, JWKS_FAILURE_BACKOFF};
 
 use shared::EmailKey;
 

@@ -130,3 +130,37 @@ async fn identity_provider_gone_and_back() {
     .await;
     app.get("/api/me/entries", Some(&rita)).await.assert(401);
 }
+
+/// Issue 12, item 11: while the identity provider is down, requests that need its signing
+/// keys do not each fetch them. One fetch runs at a time; a failed one is remembered for
+/// a few seconds, in which every such request answers 503 at once; after that window one
+/// request tries again. Counted by the API's own `jwks_unavailable` metric, which counts
+/// fetches that failed (before the fix: one per request, run one after another).
+#[tokio::test]
+async fn a_failed_key_fetch_is_remembered_while_the_identity_provider_is_down() {
+    use crate::metrics::{scrape, spawn_with_metrics, value};
+    const FAILED_FETCHES: &str = r#"vestibule_events_total{family="identity",outcome="jwks_unavailable"}"#;
+    let app = spawn_with_metrics().await;
+    // Sessions minted while the provider was up; the API has fetched no keys yet.
+    let mut users = Vec::new();
+    for i in 0..8 {
+        users.push(app.user(&format!("u{i}@example.com")).await);
+    }
+    app.clerk.kill().await;
+    let before = value(&scrape(&app).await, FAILED_FETCHES);
+
+    let replies = futures::future::join_all(users.iter().map(|u| app.get("/api/me", Some(u)))).await;
+    for r in
+        replies.iter().chain(&[app.get("/api/me", Some(&users[0])).await, app.get("/api/me", Some(&users[1])).await])
+    {
+        r.assert(503);
+        assert_eq!(r.header("retry-after"), Some("5"));
+    }
+    let after = value(&scrape(&app).await, FAILED_FETCHES);
+    assert_eq!(after - before, 1.0, "ten requests while the provider is down make one fetch");
+
+    // The failure is remembered for a few seconds, not for ever.
+    tokio::time::sleep(api::identity::JWKS_FAILURE_BACKOFF + Duration::from_millis(200)).await;
+    app.get("/api/me", Some(&users[2])).await.assert(503);
+    assert_eq!(value(&scrape(&app).await, FAILED_FETCHES) - after, 1.0, "one more fetch once the window has passed");
+}

@@ -6,12 +6,12 @@ use crate::support::TestApp;
 use reqwest::StatusCode;
 use std::collections::BTreeMap;
 
-async fn spawn_with_metrics() -> TestApp {
+pub(crate) async fn spawn_with_metrics() -> TestApp {
     TestApp::spawn_with(|s| s.metrics_addr = Some("127.0.0.1:0".into())).await
 }
 
 /// The exposition text, as `series → value` (the series is the name with its labels).
-async fn scrape(app: &TestApp) -> BTreeMap<String, f64> {
+pub(crate) async fn scrape(app: &TestApp) -> BTreeMap<String, f64> {
     let url = format!("{}/metrics", app.metrics.as_deref().expect("the metrics listener is on"));
     let r = app.http.get(url).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
@@ -28,7 +28,7 @@ async fn scrape(app: &TestApp) -> BTreeMap<String, f64> {
         .collect()
 }
 
-fn value(samples: &BTreeMap<String, f64>, series: &str) -> f64 {
+pub(crate) fn value(samples: &BTreeMap<String, f64>, series: &str) -> f64 {
     samples.get(series).copied().unwrap_or(0.0)
 }
 

@@ -9,9 +9,15 @@
 //! spread over 16 programs), `replay` (same-key replays of committed signups), `read`
 //! (private content reads by signed-in grant holders) and `redeem` (concurrent
 //! redemptions of pre-issued codes). Every cell gets fresh programs.
+//!
+//! `scale` is different: it fills the database through SQL first (`--fill-entries`,
+//! needs `--database-url`), then measures the owner's reads, the export and the bulk
+//! actions on a large program, and signups into it (see `scale.rs`).
 
 mod client;
 mod driver;
+mod fill;
+mod scale;
 mod scenarios;
 mod setup;
 mod stats;
@@ -28,6 +34,7 @@ pub enum Scenario {
     Replay,
     Read,
     Redeem,
+    Scale,
 }
 
 impl Scenario {
@@ -38,6 +45,7 @@ impl Scenario {
             Scenario::Replay => "replay",
             Scenario::Read => "read",
             Scenario::Redeem => "redeem",
+            Scenario::Scale => "scale",
         }
     }
 }
@@ -64,7 +72,8 @@ pub struct Args {
     owner_user: Option<String>,
     #[arg(long)]
     workspace: Option<String>,
-    /// Only for the bootstrap: the API's database and the `vestibule` binary.
+    /// The API's database: for the bootstrap (with the `vestibule` binary) and for
+    /// `scale`'s fill.
     #[arg(long)]
     database_url: Option<String>,
     #[arg(long, default_value = "target/release/vestibule")]
@@ -86,6 +95,18 @@ pub struct Args {
     /// Print one JSON object per cell instead of a table.
     #[arg(long)]
     json: bool,
+    /// `scale`: entries to put in the database before measuring (0 = an empty database).
+    #[arg(long, default_value_t = 0)]
+    fill_entries: i64,
+    /// `scale`: free places left in the measured program (and the most signups sent to it).
+    #[arg(long, default_value_t = 5_000)]
+    cap_room: i64,
+    /// `scale`: requests per owner-read row.
+    #[arg(long, default_value_t = 200)]
+    samples: u64,
+    /// `scale`: the API's process id, to report its peak RSS during the export.
+    #[arg(long)]
+    api_pid: Option<u32>,
 }
 
 #[tokio::main]
@@ -106,18 +127,36 @@ async fn main() -> anyhow::Result<()> {
     if !args.json {
         println!("{}", stats::Report::header());
     }
+    let json = args.json;
+    let mut emit = move |report: stats::Report| {
+        if json {
+            println!("{}", serde_json::to_string(&report).expect("a report serializes"));
+        } else {
+            println!("{}", report.row());
+        }
+    };
+    if args.scenario == Scenario::Scale {
+        if !(0..=2_000_000).contains(&args.fill_entries) || !(1..=50_000).contains(&args.cap_room) {
+            bail!("--fill-entries must be 0..=2000000 and --cap-room 1..=50000");
+        }
+        let opts = scale::Options {
+            database_url: args.database_url.clone().context("scale needs --database-url")?,
+            fill_entries: args.fill_entries,
+            cap_room: args.cap_room,
+            api_pid: args.api_pid,
+            samples: args.samples.max(1),
+            clients: args.concurrency[0],
+            seconds: args.seconds,
+        };
+        return scale::run(&ctx, &opts, &mut emit).await;
+    }
     let max_clients = *args.concurrency.iter().max().expect("at least one concurrency");
     let shared = scenarios::prepare_shared(&ctx, args.scenario, max_clients).await?;
     for &clients in &args.concurrency {
         let workload = scenarios::prepare_cell(&ctx, args.scenario, clients, args.codes, shared.as_ref()).await?;
         let limits = driver::Limits { duration: Duration::from_secs_f64(args.seconds), requests: args.requests };
         let report = driver::run(&ctx.api, workload, clients, limits).await;
-        let report = report.named(args.scenario.name(), clients);
-        if args.json {
-            println!("{}", serde_json::to_string(&report)?);
-        } else {
-            println!("{}", report.row());
-        }
+        emit(report.named(args.scenario.name(), clients));
     }
     Ok(())
 }

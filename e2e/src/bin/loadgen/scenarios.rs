@@ -20,10 +20,30 @@ pub enum Shared {
 }
 
 pub enum Workload {
-    Signup { programs: Vec<Program>, tag: String },
-    Replay { slug: String, committed: Vec<(Uuid, String)>, notice_version: i64 },
-    Read { slug: String, holders: Vec<Caller> },
-    Redeem { codes: Vec<(Caller, String)>, next: AtomicUsize },
+    Signup {
+        programs: Vec<Program>,
+        tag: String,
+    },
+    Replay {
+        slug: String,
+        committed: Vec<(Uuid, String)>,
+        notice_version: i64,
+    },
+    Read {
+        slug: String,
+        holders: Vec<Caller>,
+    },
+    Redeem {
+        codes: Vec<(Caller, String)>,
+        next: AtomicUsize,
+    },
+    /// The same request every time, by one signed-in caller (the owner's reads).
+    Fixed {
+        method: Method,
+        path: String,
+        body: Option<serde_json::Value>,
+        caller: Caller,
+    },
 }
 
 pub async fn prepare_shared(ctx: &Context, scenario: Scenario, max_clients: usize) -> anyhow::Result<Option<Shared>> {
@@ -45,6 +65,7 @@ pub async fn prepare_cell(
 ) -> anyhow::Result<Workload> {
     let tag = format!("{}-c{clients}", ctx.run);
     Ok(match scenario {
+        Scenario::Scale => anyhow::bail!("scale runs on its own (scale.rs)"),
         Scenario::SignupOne => Workload::Signup { programs: vec![ctx.program(&ctx.slug("one"), false).await?], tag },
         Scenario::Signup16 => {
             let mut programs = Vec::with_capacity(16);
@@ -100,6 +121,13 @@ impl Workload {
                 let (caller, code) = codes.get(next.fetch_add(1, Ordering::Relaxed))?;
                 let body = serde_json::json!({ "code": code });
                 Some(ctx.request(Method::POST, "/api/me/invitations/redeem", Some(caller)).json(&body))
+            }
+            Workload::Fixed { method, path, body, caller } => {
+                let rb = ctx.request(method.clone(), path, Some(caller));
+                Some(match body {
+                    Some(b) => rb.json(b),
+                    None => rb,
+                })
             }
         }
     }

@@ -2,6 +2,7 @@
 //! hundred thousand at most per cell) and sorted once, so percentiles are exact.
 
 use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -49,6 +50,7 @@ impl Sample {
             p99_ms: round(pct(99.0), 2),
             max_ms: round(pct(100.0), 2),
             statuses: self.statuses,
+            notes: BTreeMap::new(),
         }
     }
 }
@@ -73,6 +75,9 @@ pub struct Report {
     pub max_ms: f64,
     /// Status code (or `transport_error`) → count.
     pub statuses: BTreeMap<String, u64>,
+    /// Anything else a row reports (sizes, memory), printed as further JSON fields.
+    #[serde(flatten)]
+    pub notes: BTreeMap<String, Value>,
 }
 
 impl Report {
@@ -80,6 +85,18 @@ impl Report {
         self.scenario = scenario.to_owned();
         self.concurrency = concurrency;
         self
+    }
+
+    /// A row that is not a request measurement: only how long something took.
+    pub fn single(scenario: &str, seconds: f64) -> Report {
+        let mut r = Sample::default().report(Duration::from_secs_f64(seconds));
+        r.scenario = scenario.to_owned();
+        r.seconds = round(seconds, 2);
+        r
+    }
+
+    pub fn note(&mut self, key: &str, value: Value) {
+        self.notes.insert(key.to_owned(), value);
     }
 
     pub fn header() -> String {
@@ -90,7 +107,8 @@ impl Report {
     }
 
     pub fn row(&self) -> String {
-        let statuses: Vec<String> = self.statuses.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        let mut statuses: Vec<String> = self.statuses.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        statuses.extend(self.notes.iter().map(|(k, v)| format!("{k}={v}")));
         format!(
             "{:<11} {:>4} {:>8} {:>9.1} {:>8.2} {:>8.2} {:>8.2} {:>8.2}  {}",
             self.scenario,
