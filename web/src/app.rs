@@ -48,7 +48,7 @@ pub fn App() -> impl IntoView {
 
 /// Moves the focus to the page's `<h1>` after a navigation (not on the first load, where
 /// the focus belongs at the top of the document). The heading may arrive with the page's
-/// data, so this waits a little for it and falls back to `<main>`.
+/// data, so this waits for it (up to 5 s) and falls back to `<main>`.
 #[component]
 fn FocusOnNavigation() -> impl IntoView {
     let location = use_location();
@@ -71,7 +71,7 @@ fn focus_heading_soon(attempt: u32) {
                 if let Ok(h1) = h1.dyn_into::<web_sys::HtmlElement>() {
                     let _ = h1.focus();
                 }
-            } else if attempt < 20 {
+            } else if attempt < 100 {
                 focus_heading_soon(attempt + 1);
             } else {
                 focus_main();

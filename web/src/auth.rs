@@ -44,6 +44,8 @@ pub struct Session {
     /// Whether the signed-in person owns a workspace (`None` until asked): the header
     /// offers the owner console only to owners.
     pub owner: RwSignal<Option<bool>>,
+    /// The account's verified address (the first, when it has several), for "Signed in as …".
+    pub email: RwSignal<Option<String>>,
 }
 
 thread_local! {
@@ -61,6 +63,7 @@ pub fn start() {
         status: RwSignal::new(Status::Starting),
         backend: RwSignal::new(Backend::Unknown),
         owner: RwSignal::new(None),
+        email: RwSignal::new(None),
     };
     provide_context(session);
     SESSION.set(Some(session));
@@ -107,6 +110,7 @@ async fn init(session: Session) {
 async fn confirm(session: Session) {
     forget_csrf();
     session.owner.set(None);
+    session.email.set(None);
     let status = match api::fetch_me().await {
         Ok(me) => {
             CSRF.set(Some(me.csrf_token));
@@ -117,6 +121,9 @@ async fn confirm(session: Session) {
     };
     session.status.set(status);
     if status == Status::SignedIn {
+        // Best effort: without it the header only says "Sign out".
+        let emails = api::get::<shared::api::OwnEmails>("/api/me/emails").await;
+        session.email.set(emails.ok().and_then(|e| e.emails.into_iter().next()));
         is_owner().await;
     }
 }
@@ -185,6 +192,7 @@ pub fn mark_signed_out() {
     forget_csrf();
     if let Some(session) = SESSION.get() {
         session.owner.set(None);
+        session.email.set(None);
         session.status.set(Status::SignedOut);
     }
 }

@@ -124,8 +124,8 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.wait_text("Sent by Email").await;
 
     b.open(&format!("/owner/programs/{program_id}/audit")).await;
-    b.wait_text("Delivery recorded").await;
-    b.wait_text("Invite issued").await;
+    b.wait_text("Invitation marked sent by an owner").await;
+    b.wait_text("Invitation issued by an owner").await;
     b.check_page("audit").await;
     b.open(&format!("/owner/workspaces/{workspace}/owners")).await;
     b.wait_text("Current owners").await;

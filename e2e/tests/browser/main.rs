@@ -17,5 +17,7 @@ mod a11y;
 mod browser;
 mod flows;
 mod journey;
+mod keyboard;
+mod keys;
 mod public_pages;
 mod stack;

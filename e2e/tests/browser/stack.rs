@@ -120,3 +120,24 @@ impl Stack {
         serde_json::from_str(&text).unwrap_or(Value::Null)
     }
 }
+
+impl Stack {
+    /// A program set up straight through the API: a notice, `content`, sign-ups open and
+    /// access on. Returns its id.
+    pub async fn open_program(&self, owner: &User, workspace: Uuid, slug: &str, content: &str) -> String {
+        let purpose = format!("Early access to {slug}.");
+        let body = serde_json::json!({"workspaceId": workspace, "slug": slug, "purpose": purpose, "queueCap": 10,
+            "hourlyCap": 10, "seatCap": 10, "maxInviteDays": 7});
+        let program = self.call(owner, Method::POST, "/api/owner/programs", body).await;
+        let id = program["id"].as_str().unwrap().to_owned();
+        let notice = serde_json::json!({"purpose": purpose, "contactText": "lists@example.com", "retentionText": "Until launch."});
+        self.call(owner, Method::POST, &format!("/api/owner/programs/{id}/notices"), notice).await;
+        let content = serde_json::json!({"expectedRevision": 0, "body": content});
+        self.call(owner, Method::PUT, &format!("/api/owner/programs/{id}/content"), content).await;
+        let current = self.call(owner, Method::GET, &format!("/api/owner/programs/{id}"), Value::Null).await;
+        let patch =
+            serde_json::json!({"expectedRevision": current["revision"], "signupOpen": true, "accessEnabled": true});
+        self.call(owner, Method::PATCH, &format!("/api/owner/programs/{id}"), patch).await;
+        id
+    }
+}

@@ -105,7 +105,7 @@ pub fn CodePanel(code: OneTimeCode, on_close: Callback<()>, on_recorded: Callbac
         }
     });
     view! {
-        <section class="card code-panel" tabindex="-1" node_ref=panel aria-labelledby="code-heading">
+        <section id="code-panel" class="card code-panel" tabindex="-1" node_ref=panel aria-labelledby="code-heading">
             <h2 id="code-heading">"Invitation code"</h2>
             <div class="alert alert-warn">
                 <p><strong>"This code will not be shown again."</strong>

@@ -1,5 +1,6 @@
-//! The site header: the name, the main links and the sign-in / sign-out control. The owner
-//! console is offered only to a signed-in owner; visitors and applicants see the public links.
+//! The site header: the name, the main links, who is signed in ("Signed in as …") and the
+//! sign-in / sign-out control. The owner console is offered only to a signed-in owner;
+//! visitors and applicants see the public links.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -19,12 +20,16 @@ pub fn Header() -> impl IntoView {
             navigate("/", Default::default());
         });
     };
-    let control = move || match session.status.get() {
-        Status::SignedIn => {
-            view! { <button type="button" class="link-button" on:click=sign_out.clone()>"Sign out"</button> }.into_any()
+    let control = move || {
+        match session.status.get() {
+        Status::SignedIn => view! {
+            {move || session.email.get().map(|e| view! { <span class="who">"Signed in as " <strong class="email">{e}</strong></span> })}
+            <button type="button" class="link-button" on:click=sign_out.clone()>"Sign out"</button>
         }
+        .into_any(),
         Status::Starting => ().into_any(),
         _ => view! { <A href="/sign-in">"Sign in"</A> }.into_any(),
+    }
     };
     let owner = move || {
         (session.status.get() == Status::SignedIn && session.owner.get() == Some(true))

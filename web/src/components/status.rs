@@ -25,6 +25,25 @@ pub fn Success(children: Children) -> impl IntoView {
     view! { <div class="alert alert-ok" role="status">{children()}</div> }
 }
 
+/// A success panel that takes the focus when it appears (its heading is focusable but not
+/// in the Tab order), so a keyboard or screen-reader user lands on the news instead of on
+/// the button that has just disappeared.
+#[component]
+pub fn Arrived(id: &'static str, #[prop(into)] heading: String, children: Children) -> impl IntoView {
+    let title = NodeRef::<leptos::html::H2>::new();
+    Effect::new(move || {
+        if let Some(h) = title.get() {
+            let _ = h.focus();
+        }
+    });
+    view! {
+        <div class="alert alert-ok" role="status">
+            <h2 id=id tabindex="-1" node_ref=title>{heading}</h2>
+            {children()}
+        </div>
+    }
+}
+
 /// A warning or conflict that the user can act on.
 #[component]
 pub fn Warning(children: Children) -> impl IntoView {
@@ -81,11 +100,19 @@ pub fn RequireSignIn(children: ChildrenFn) -> impl IntoView {
 }
 
 /// A resource inside a `Transition`: a spinner until the first answer, then `render` of
-/// it; while a refetch is under way the previous answer stays on screen.
-pub fn loaded<T, F>(res: LocalResource<Result<T, ApiError>>, render: F) -> impl IntoView
+/// it; while a refetch is under way the previous answer stays on screen. Only the small
+/// closure is generic: the `Transition` itself is built once, in [`transition`], for every
+/// page (it was instantiated per call site before, a sixth of the bundle's code).
+pub fn loaded<T, F>(res: LocalResource<Result<T, ApiError>>, render: F) -> AnyView
 where
     T: Clone + Send + Sync + 'static,
     F: Fn(Result<T, ApiError>) -> AnyView + Send + Sync + 'static,
 {
-    view! { <Transition fallback=|| view! { <Loading/> }>{move || res.get().map(&render)}</Transition> }
+    transition(Box::new(move || res.get().map(&render)))
+}
+
+type Body = Box<dyn Fn() -> Option<AnyView> + Send + Sync>;
+
+fn transition(body: Body) -> AnyView {
+    view! { <Transition fallback=|| view! { <Loading/> }>{move || body()}</Transition> }.into_any()
 }

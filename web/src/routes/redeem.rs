@@ -5,11 +5,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
+use leptos_router::hooks::use_navigate;
 use shared::api::{RedeemRequest, RedeemResponse};
 
 use crate::api::{self, ApiError};
+use crate::auth::{self, use_session};
 use crate::components::set_title;
-use crate::components::status::{ErrorNotice, RequireSignIn, Success, Warning};
+use crate::components::status::{Arrived, ErrorNotice, RequireSignIn, Warning};
 
 #[component]
 pub fn Redeem() -> impl IntoView {
@@ -64,7 +66,8 @@ fn RedeemForm() -> impl IntoView {
     };
     view! {
         <form class="card form" method="post" novalidate on:submit=submit>
-            <p>"Paste the code the program's owner sent you. It works once, for the email address it was issued to, which must be verified on the account you are signed in with."</p>
+            <p>"Paste the code the program's owner sent you. A code works once, and only for the email address it was sent to: that address must be verified on the account you are signed in with."</p>
+            <SwitchAccount/>
             <label for="redeem-code">"Invitation code"</label>
             <input id="redeem-code" class="mono" type="text" autocomplete="off" autocapitalize="off" spellcheck="false"
                 maxlength="64" prop:value=move || code.get() on:input=move |ev| code.set(event_target_value(&ev))
@@ -78,11 +81,10 @@ fn RedeemForm() -> impl IntoView {
         </form>
         {move || outcome.get().map(|o| match o {
             Outcome::Redeemed(slug) => view! {
-                <Success>
-                    <h2>"You're in"</h2>
+                <Arrived id="redeemed-heading" heading="You're in">
                     <p>{format!("Your early access to {slug} is active.")}</p>
                     <p><A href=format!("/early-access/{slug}") attr:class="button">"Open early access"</A></p>
-                </Success>
+                </Arrived>
             }.into_any(),
             Outcome::Refused => view! {
                 <Warning><p>"This code cannot be used. Check that you copied it exactly. If it still does not work, ask the person who sent it for a new one."</p></Warning>
@@ -90,5 +92,29 @@ fn RedeemForm() -> impl IntoView {
             Outcome::Busy => view! { <Warning><p>"Too many attempts. Please wait a few minutes before trying again."</p></Warning> }.into_any(),
             Outcome::Failed(err) => view! { <ErrorNotice err/> }.into_any(),
         })}
+    }
+}
+
+/// Who is signed in, and a way to sign in as someone else when the code went to another
+/// address (back to this page afterwards).
+#[component]
+fn SwitchAccount() -> impl IntoView {
+    let session = use_session();
+    let navigate = use_navigate();
+    let switch = move |_| {
+        let navigate = navigate.clone();
+        spawn_local(async move {
+            auth::sign_out().await;
+            navigate("/sign-in?next=/redeem", Default::default());
+        });
+    };
+    view! {
+        <p class="row switch-account">
+            <span>{move || match session.email.get() {
+                Some(e) => format!("Signed in as {e}. Was the code sent to another address?"),
+                None => "Was the code sent to another address than this account's?".to_owned(),
+            }}</span>
+            <button type="button" class="secondary" on:click=switch>"Switch account"</button>
+        </p>
     }
 }

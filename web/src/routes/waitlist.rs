@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
 use shared::api::{PublicProgram, SignupRequest, SignupResponse};
 use shared::{EmailKey, Slug};
@@ -14,7 +15,7 @@ use uuid::Uuid;
 use crate::api::{self, ApiError};
 use crate::components::notice::NoticeView;
 use crate::components::set_title;
-use crate::components::status::{loaded, ErrorNotice, Success, Warning};
+use crate::components::status::{loaded, Arrived, ErrorNotice, Warning};
 
 #[component]
 pub fn Waitlist() -> impl IntoView {
@@ -114,10 +115,10 @@ fn SignupForm(program: PublicProgram) -> impl IntoView {
         <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text published/>
         {move || if received.get() {
             view! {
-                <Success>
-                    <h2>"Thank you — your request was received"</h2>
+                <Arrived id="joined-heading" heading="Thank you — your request was received">
                     <p>"If a place opens up, the program's owner will contact you at the address you gave, through their own channel."</p>
-                </Success>
+                    <p>"To see your place in the queue, sign in with that same address: " <A href="/me">"see my place"</A>"."</p>
+                </Arrived>
             }.into_any()
         } else {
             view! { <FormBody signup_open email agreed outcome checked ready on_email submit=submit.clone()/> }.into_any()

@@ -42,7 +42,10 @@ pub fn EntryPage() -> impl IntoView {
                 <ProgramNav id section="Queue entry"/>
                 <p><A href=format!("/owner/programs/{id}/queue")>"← Back to the queue"</A></p>
             })}
-            <h1>"Entry"</h1>
+            // The entry is its address: the heading names it once the entry has loaded.
+            <h1 id="entry-heading" class="email">
+                {move || entry.get().and_then(Result::ok).map_or_else(|| "Queue entry".to_owned(), |(e, _)| e.email)}
+            </h1>
             {move || code.get().map(|c| view! { <CodePanel code=c on_close=Callback::new(move |()| code.set(None)) on_recorded=reload/> })}
             {move || feedback.get().map(|f| match f {
                 Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
@@ -84,7 +87,7 @@ fn EntryView(
     view! {
         <section class="card">
             <div class="row spread">
-                <h2 class="email">{e.email.clone()}</h2>
+                <h2>"Entry"</h2>
                 <StateBadge state=e.state.as_str()/>
             </div>
             <p class="muted">{format!("Joined {} · agreed to notice version {} at {}", time(&e.created_at), notice.version, time(&e.permission_at))}</p>
@@ -94,8 +97,8 @@ fn EntryView(
         <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text
             published=(notice.version, notice.published_at) heading="Notice agreed to"/>
         <section class="card">
-            <h2>"History"</h2>
-            <EventList events=e.events/>
+            <h2>"History, newest first"</h2>
+            <EventList events=e.events.into_iter().rev().collect()/>
         </section>
     }
 }

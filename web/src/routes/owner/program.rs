@@ -1,14 +1,18 @@
 //! `/owner/programs/:id`: one program's overview — sign-ups open or closed, the access
 //! switch, caps, usage and two charts. Every change is a PATCH carrying the revision the
-//! page was showing; a stale one answers 409 and the page asks for a reload.
+//! page was showing; a stale one answers 409 and the page asks for a reload. Closing
+//! sign-ups and switching access off ask first, saying whom it affects ("3 people lose
+//! access now"), counted from the program's entries by state.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
-use shared::api::{PatchProgramRequest, Program};
+use shared::api::{PatchProgramRequest, Program, ProgramStats};
+use shared::EntryState;
 
 use crate::api::{self, ApiError};
 use crate::components::chart::{Activity, Usage};
+use crate::components::confirm::ConfirmButton;
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
@@ -73,13 +77,32 @@ fn Overview(
     let (open, access) = (p.signup_open, p.access_enabled);
     let toggle_open = {
         let patch = PatchProgramRequest { signup_open: Some(!open), ..blank.clone() };
-        move |_| change(patch.clone(), if open { "Sign-ups are closed." } else { "Sign-ups are open." })
+        Callback::new(move |()| change(patch.clone(), if open { "Sign-ups are closed." } else { "Sign-ups are open." }))
     };
     let toggle_access = {
         let patch = PatchProgramRequest { access_enabled: Some(!access), ..blank.clone() };
-        move |_| {
+        Callback::new(move |()| {
             change(patch.clone(), if access { "Early access is switched off." } else { "Early access is switched on." })
-        }
+        })
+    };
+    // Whom a switch affects: entries by state (the same numbers as the funnel below).
+    let stats = LocalResource::new(move || api::get::<ProgramStats>(format!("/api/owner/programs/{id}/stats")));
+    let count =
+        move |state: EntryState| stats.get().and_then(Result::ok).map(|s| s.states.get(&state).copied().unwrap_or(0));
+    let close_question = move || {
+        match count(EntryState::Waiting) {
+        Some(1) => "The public form stops taking sign-ups now. The 1 person waiting keeps their place; you can open sign-ups again at any time.".to_owned(),
+        Some(n) => format!("The public form stops taking sign-ups now. The {n} people waiting keep their place; you can open sign-ups again at any time."),
+        None => "The public form stops taking sign-ups now. Everyone waiting keeps their place; you can open sign-ups again at any time.".to_owned(),
+    }
+    };
+    let off_question = move || {
+        match count(EntryState::Active) {
+        Some(0) => "Nobody has access yet, so nobody loses it. The content stays closed until you switch access on again.".to_owned(),
+        Some(1) => "1 person loses access now: their early-access page stops opening until you switch access on again. Their grant is kept.".to_owned(),
+        Some(n) => format!("{n} people lose access now: their early-access pages stop opening until you switch access on again. Their grants are kept."),
+        None => "Everyone with access loses it now, until you switch access on again. Their grants are kept.".to_owned(),
+    }
     };
     let caps = [("Queue cap", p.queue_cap), ("Sign-ups per hour", p.hourly_cap), ("Seats", p.seat_cap)]
         .map(|(l, v)| (l, RwSignal::new(v.to_string())));
@@ -99,13 +122,21 @@ fn Overview(
                 <h2>"Sign-ups"</h2>
                 <p>{if open { "Open: the public form accepts sign-ups." } else { "Closed: the public form shows the notice but accepts nothing." }}</p>
                 {(!open && p.notice.is_none()).then(|| view! { <p class="muted small">"Publish a notice before opening sign-ups."</p> })}
-                <button type="button" disabled=move || pending.get() on:click=toggle_open>{if open { "Close sign-ups" } else { "Open sign-ups" }}</button>
+                {if open {
+                    view! { <ConfirmButton label="Close sign-ups" question=Signal::derive(close_question) confirm_label="Yes, close sign-ups" pending on_confirm=toggle_open/> }.into_any()
+                } else {
+                    view! { <button type="button" disabled=move || pending.get() on:click=move |_| toggle_open.run(())>"Open sign-ups"</button> }.into_any()
+                }}
             </section>
             <section class="card">
                 <h2>"Early access"</h2>
                 <p>{if access { "On: people with an active grant can read the content." } else { "Off: nobody can read the content." }}</p>
                 {(!access && !p.has_content).then(|| view! { <p class="muted small">"Write the content before switching access on."</p> })}
-                <button type="button" disabled=move || pending.get() on:click=toggle_access>{if access { "Switch access off" } else { "Switch access on" }}</button>
+                {if access {
+                    view! { <ConfirmButton label="Switch access off" question=Signal::derive(off_question) confirm_label="Yes, switch access off" pending on_confirm=toggle_access/> }.into_any()
+                } else {
+                    view! { <button type="button" disabled=move || pending.get() on:click=move |_| toggle_access.run(())>"Switch access on"</button> }.into_any()
+                }}
             </section>
         </div>
         <section class="card">
@@ -113,7 +144,7 @@ fn Overview(
             <Usage label="Queue" value=p.counts.queue cap=p.queue_cap/>
             <Usage label="This hour" value=p.counts.hour cap=p.hourly_cap/>
             <Usage label="Seats" value=p.counts.seats cap=p.seat_cap/>
-            <p class="muted small">{format!("Invitations last at most {} days. Revision {}.", p.max_invite_days, p.revision)}</p>
+            <p class="muted small">{format!("Invitations last at most {} days.", p.max_invite_days)}</p>
         </section>
         <section class="card">
             <h2>"Activity"</h2>
