@@ -49,6 +49,9 @@ pub enum ErrorCode {
     InvalidState,
     InvalidCursor,
     InvalidSearch,
+    InvalidLabel,
+    InvalidMaxUses,
+    InvalidNote,
     // 401
     SignedOut,
     // 403

@@ -9,6 +9,7 @@
 mod error;
 
 pub mod audit;
+pub mod cohorts;
 mod connect;
 pub mod content;
 pub mod early_access;

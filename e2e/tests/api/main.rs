@@ -10,6 +10,7 @@ mod applicant;
 mod audit;
 mod bulk;
 mod cli;
+mod cohorts;
 mod content;
 mod early_access;
 mod export;

@@ -3,6 +3,7 @@
 //! revoked owner and an owner of another workspace all get the same 404 as an absent
 //! object (declared once for every owner operation in the OpenAPI document).
 
+mod cohort_codes;
 mod content;
 mod decisions;
 mod entries;
@@ -41,5 +42,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(grants::revoke)
         .service(content::get)
         .service(content::put)
-        .service(events::list);
+        .service(events::list)
+        .service(cohort_codes::create)
+        .service(cohort_codes::list)
+        .service(cohort_codes::read)
+        .service(cohort_codes::revoke);
 }
