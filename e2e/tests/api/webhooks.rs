@@ -82,16 +82,18 @@ async fn every_event_arrives_exactly_once_by_webhook_id_despite_failures_and_dow
     receiver.up();
 
     let ids = all_delivered(&app, &receiver, Duration::from_secs(60)).await;
-    let log = receiver.log.lock().unwrap();
-    assert_eq!(log.accepted.len(), ids.len(), "no message accepted twice");
-    assert_eq!(log.bad_signatures, 0);
-    let types: BTreeSet<&str> = log.accepted.iter().filter_map(|(_, b)| b["type"].as_str()).collect();
-    assert_eq!(types, ALL_EVENTS.into_iter().collect(), "every event type of the run arrived");
-    assert_thin(&log.accepted);
-    let withdrawn: Vec<&Value> = log.accepted.iter().map(|(_, b)| b).filter(|b| b["type"] == "grant.revoked").collect();
-    assert_eq!(withdrawn.len(), 1);
-    assert_eq!(withdrawn[0]["data"]["state"], "revoked");
-    drop(log);
+    {
+        let log = receiver.log.lock().unwrap();
+        assert_eq!(log.accepted.len(), ids.len(), "no message accepted twice");
+        assert_eq!(log.bad_signatures, 0);
+        let types: BTreeSet<&str> = log.accepted.iter().filter_map(|(_, b)| b["type"].as_str()).collect();
+        assert_eq!(types, ALL_EVENTS.into_iter().collect(), "every event type of the run arrived");
+        assert_thin(&log.accepted);
+        let withdrawn: Vec<&Value> =
+            log.accepted.iter().map(|(_, b)| b).filter(|b| b["type"] == "grant.revoked").collect();
+        assert_eq!(withdrawn.len(), 1);
+        assert_eq!(withdrawn[0]["data"]["state"], "revoked");
+    }
 
     let deliveries = owner.deliveries(ws, created.webhook.id).await.deliveries;
     assert_eq!(deliveries.len(), ids.len());

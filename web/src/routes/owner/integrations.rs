@@ -149,13 +149,13 @@ fn Endpoint(ws: Uuid, h: Webhook, secret: RwSignal<Option<String>>, reload: Call
 fn DeliveryLog(path: String) -> impl IntoView {
     let list_path = format!("{path}/deliveries");
     let log = LocalResource::new(move || api::get::<DeliveriesResponse>(list_path.clone()));
-    let retry = move |id: i64| {
+    let retry = Callback::new(move |id: i64| {
         let path = format!("{path}/deliveries/{id}/retry");
         spawn_local(async move {
             let _ = api::post::<_, serde_json::Value>(path, &json!({})).await;
             log.refetch();
         });
-    };
+    });
     view! {
         {loaded(log, move |r| match r {
             Ok(page) if page.deliveries.is_empty() => view! { <Empty><p>"No deliveries yet."</p></Empty> }.into_any(),
@@ -172,7 +172,7 @@ fn DeliveryLog(path: String) -> impl IntoView {
                                         <td><span class="mono">{d.message_id}</span><br/>{d.event_type.as_str()}</td>
                                         <td>{d.state}</td>
                                         <td class="small">{attempts}</td>
-                                        <td><button type="button" class="secondary" on:click=move |_| retry(id)>"Retry"</button></td>
+                                        <td><button type="button" class="secondary" on:click=move |_| retry.run(id)>"Retry"</button></td>
                                     </tr>
                                 }
                             }).collect_view()}
