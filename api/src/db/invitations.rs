@@ -154,8 +154,9 @@ pub async fn insert(
     let digests: Vec<&[u8]> = entries_and_digests.iter().map(|(_, d)| d.as_slice()).collect();
     let stmt = tx.prepare_cached(&sql).await?;
     let rows = tx.query(&stmt, &[&program_id, &entries, &digests, &now, &expires_at]).await?;
+    let place: std::collections::HashMap<Uuid, usize> = entries.iter().enumerate().map(|(i, e)| (*e, i)).collect();
     let mut out: Vec<InvitationRow> = rows.iter().map(InvitationRow::from).collect();
-    out.sort_by_key(|r| entries.iter().position(|e| *e == r.entry_id));
+    out.sort_by_key(|r| place.get(&r.entry_id).copied());
     Ok(out)
 }
 

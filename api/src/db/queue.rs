@@ -101,14 +101,31 @@ fn escape_like(fragment: &str) -> String {
     })
 }
 
-/// Every entry of the program, in queue order (the owner's export).
-pub async fn all(client: &Transaction<'_>, program_id: Uuid) -> Result<Vec<EntryRow>> {
+/// Every entry of the program, in queue order (the owner's export), read through one
+/// portal `batch` rows at a time and handed to `sink` batch by batch, so the caller
+/// never holds more than a batch. Stops when `sink` answers `false` (its reader has
+/// gone); answers whether every row was handed over. Call it inside a snapshot
+/// (`db::snapshot`): the portal's rows then all come from one instant.
+pub async fn export<F>(tx: &Transaction<'_>, program_id: Uuid, batch: i32, mut sink: F) -> Result<bool>
+where
+    F: AsyncFnMut(Vec<EntryRow>) -> bool,
+{
     let sql = format!(
         "SELECT {ENTRY_COLUMNS} FROM entries e JOIN notices n ON n.id = e.notice_id \
          WHERE e.program_id = $1 ORDER BY e.created_at, e.id"
     );
-    let stmt = client.prepare_cached(&sql).await?;
-    Ok(client.query(&stmt, &[&program_id]).await?.iter().map(EntryRow::from).collect())
+    let stmt = tx.prepare_cached(&sql).await?;
+    let portal = tx.bind(&stmt, &[&program_id]).await?;
+    loop {
+        let rows = tx.query_portal(&portal, batch).await?;
+        let last = rows.len() < usize::try_from(batch).unwrap_or(usize::MAX);
+        if !rows.is_empty() && !sink(rows.iter().map(EntryRow::from).collect()).await {
+            return Ok(false);
+        }
+        if last {
+            return Ok(true);
+        }
+    }
 }
 
 /// One entry of the program with the notice it was admitted under.

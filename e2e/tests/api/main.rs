@@ -13,6 +13,7 @@ mod bulk;
 mod cli;
 mod content;
 mod early_access;
+mod export;
 mod faults;
 mod foundation;
 mod invitations;
