@@ -175,3 +175,20 @@ pub async fn record_delivery(
     let stmt = tx.prepare_cached(&sql).await?;
     Ok(InvitationRow::from(&tx.query_one(&stmt, &[&id, &now, &channel, &reference]).await?))
 }
+
+/// Records one delivery (channel, reference) on every listed invitation at `now`.
+pub async fn record_deliveries(
+    tx: &Transaction<'_>,
+    ids: &[Uuid],
+    channel: &str,
+    reference: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<u64> {
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE invitations SET delivery_recorded_at = $2, delivery_channel = $3, delivery_reference = $4 \
+             WHERE id = ANY($1)",
+        )
+        .await?;
+    Ok(tx.execute(&stmt, &[&ids, &now, &channel, &reference]).await?)
+}
