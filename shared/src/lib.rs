@@ -6,6 +6,7 @@ pub mod api;
 pub mod cohort;
 pub mod email;
 pub mod error;
+pub mod integrations;
 pub mod slug;
 pub mod states;
 

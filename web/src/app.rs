@@ -38,6 +38,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/owner/programs/:id/cohorts") view=owner::cohorts::CohortsPage/>
                     <Route path=path!("/owner/programs/:id/entries/:entry") view=owner::entry::EntryPage/>
                     <Route path=path!("/owner/workspaces/:id/owners") view=owner::owners::Owners/>
+                    <Route path=path!("/owner/workspaces/:id/integrations") view=owner::integrations::Integrations/>
                 </Routes>
             </main>
             <footer class="site-footer wrap">

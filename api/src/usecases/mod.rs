@@ -14,6 +14,8 @@
 //! and owners).
 
 pub mod admission;
+pub mod admission_hook;
+pub mod api_keys;
 pub mod cohort_redemption;
 pub mod cohorts;
 pub mod decisions;
@@ -24,6 +26,8 @@ pub mod programs;
 pub mod queue;
 pub mod recipient;
 pub mod redemption;
+pub mod server_api;
+pub mod webhooks;
 mod withdrawal;
 
 pub use owner::NotFound;
