@@ -20,7 +20,7 @@ pub fn App() -> impl IntoView {
         <Router>
             <a class="skip-link" href="#main" on:click=|ev| { ev.prevent_default(); focus_main(); }>"Skip to content"</a>
             <Header/>
-            <FocusOnNavigation/>
+            {focus_on_navigation()}
             <main id="main" class="wrap" tabindex="-1">
                 <Routes fallback=not_found::NotFound>
                     <Route path=path!("/") view=home::Home/>
@@ -50,19 +50,12 @@ pub fn App() -> impl IntoView {
 
 /// Moves the focus to the page's `<h1>` after a navigation (not on the first load, where
 /// the focus belongs at the top of the document). The heading may arrive with the page's
-/// data, so this waits for it (up to 5 s) and falls back to `<main>`.
-#[component]
-fn FocusOnNavigation() -> impl IntoView {
+/// data, so this waits for it (up to 5 s) and falls back to `<main>`. A plain function
+/// called inside the router (not a component rendering nothing: such a component's
+/// effect never ran again after the first navigation).
+fn focus_on_navigation() {
     let location = use_location();
-    let first = StoredValue::new(true);
-    Effect::new(move || {
-        location.pathname.track();
-        if first.get_value() {
-            first.set_value(false);
-            return;
-        }
-        focus_heading_soon(0);
-    });
+    Effect::watch(move || location.pathname.get(), |_, _, _| focus_heading_soon(0), false);
 }
 
 fn focus_heading_soon(attempt: u32) {

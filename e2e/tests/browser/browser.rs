@@ -190,6 +190,40 @@ impl Browser {
         self.driver.execute(js, Vec::new()).await.map(|r| r.json().clone()).unwrap_or(Value::Null)
     }
 
+    /// How many elements match `css` now.
+    pub async fn count(&self, css: &str) -> usize {
+        self.driver.find_all(By::Css(css)).await.map(|v| v.len()).unwrap_or(0)
+    }
+
+    /// Waits until exactly `n` elements match `css`.
+    pub async fn wait_count(&self, css: &str, n: usize) {
+        until(&format!("{n} of {css}"), || async {
+            let now = self.count(css).await;
+            if now == n {
+                Ok(Some(()))
+            } else {
+                Err(format!("{now} match"))
+            }
+        })
+        .await
+    }
+
+    /// Replaces the page's clipboard writer with one that keeps the text in the page, so a
+    /// test reads what a "Copy" button copied (headless Chromium may refuse the real
+    /// clipboard). Lasts until the next full page load.
+    pub async fn capture_clipboard(&self) {
+        self.script(
+            "Object.defineProperty(navigator.clipboard, 'writeText', { configurable: true, \
+             value: t => { window.__copied = t; return Promise.resolve(); } }); return true;",
+        )
+        .await;
+    }
+
+    /// What the page last copied since [`Browser::capture_clipboard`].
+    pub async fn copied(&self) -> String {
+        self.script("return window.__copied || ''").await.as_str().unwrap_or_default().to_owned()
+    }
+
     /// The page's visible text.
     pub async fn text(&self) -> String {
         self.script("return document.body ? document.body.innerText : ''").await.as_str().unwrap_or_default().to_owned()

@@ -120,7 +120,7 @@ async fn journey(stack: &Stack, b: &Browser) {
     assert!(!b.text().await.contains("This code will not be shown again."));
     b.choose("select[id^='channel-']", "email").await;
     b.fill("input[id^='reference-']", "ticket 42").await;
-    b.click_button("Record delivery").await;
+    b.click_button("Mark sent").await;
     b.wait_text("Sent by Email").await;
 
     b.open(&format!("/owner/programs/{program_id}/audit")).await;

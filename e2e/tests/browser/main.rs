@@ -20,5 +20,6 @@ mod flows;
 mod journey;
 mod keyboard;
 mod keys;
+mod owner_tools;
 mod public_pages;
 mod stack;

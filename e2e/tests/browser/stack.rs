@@ -141,4 +141,19 @@ impl Stack {
         self.call(owner, Method::PATCH, &format!("/api/owner/programs/{id}"), patch).await;
         id
     }
+
+    /// A public signup through the API (notice version 1, permission given).
+    pub async fn signup(&self, slug: &str, email: &str) {
+        let body =
+            serde_json::json!({"requestKey": Uuid::new_v4(), "email": email, "noticeVersion": 1, "permission": true});
+        let response = self
+            .http
+            .post(format!("{}/api/public/programs/{slug}/signups", self.base))
+            .header("origin", &self.base)
+            .json(&body)
+            .send()
+            .await
+            .expect("request sent");
+        assert_eq!(response.status().as_u16(), 202, "signup of {email}: {}", response.text().await.unwrap_or_default());
+    }
 }

@@ -10,13 +10,15 @@ use std::collections::BTreeSet;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::{
-    BulkIssueReceipt, BulkIssueRequest, BulkSelectRequest, BulkSelectResponse, DeclineRequest, SelectRequest,
-    BULK_ISSUE_MAX, BULK_SELECT_MAX, DECLINE_REASONS, SELECT_REASONS,
+    BulkDeliveryRequest, BulkDeliveryResponse, BulkIssueReceipt, BulkIssueRequest, BulkSelectRequest,
+    BulkSelectResponse, DeclineRequest, SelectRequest, BULK_ISSUE_MAX, BULK_SELECT_MAX, DECLINE_REASONS,
+    SELECT_REASONS,
 };
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
 use crate::components::download::save_text;
+use crate::components::invitation::CHANNELS;
 use crate::components::reason::ReasonForm;
 use crate::components::status::{ErrorNotice, Success};
 use crate::components::text::{days_from_now, label};
@@ -31,6 +33,8 @@ pub fn BulkActions(
 ) -> impl IntoView {
     let pending = RwSignal::new(false);
     let report = RwSignal::new(None::<Result<String, ApiError>>);
+    // The entries of the batch just issued, to mark sent together.
+    let batch = RwSignal::new(None::<Vec<Uuid>>);
     let count = move || selected.with(BTreeSet::len);
     let each = move |action: &'static str, body: serde_json::Value| {
         let ids: Vec<Uuid> = selected.get_untracked().into_iter().collect();
@@ -82,6 +86,8 @@ pub fn BulkActions(
         let name = format!("{slug}-invitations.csv");
         pending.set(true);
         report.set(None);
+        batch.set(None);
+        let ids = body.entry_ids.clone();
         spawn_local(async move {
             let result = api::post_text(format!("/api/owner/programs/{program_id}/invitations/bulk"), &body).await;
             pending.set(false);
@@ -92,7 +98,9 @@ pub fn BulkActions(
                 // A replay of a committed batch answers its metadata, never the codes.
                 Ok(text) if serde_json::from_str::<BulkIssueReceipt>(&text).is_ok() => Ok(REPLAYED.to_owned()),
                 Ok(csv) => {
-                    save_text(&name, &csv, "text/csv").map(|()| ISSUED.to_owned()).map_err(|_| ApiError::network())
+                    let saved = save_text(&name, &csv, "text/csv");
+                    batch.set(Some(ids));
+                    saved.map(|()| ISSUED.to_owned()).map_err(|_| ApiError::network())
                 }
                 Err(e) if e.status == 409 => Err(e.explained(NOT_ISSUED)),
                 Err(e) => Err(e),
@@ -120,10 +128,73 @@ pub fn BulkActions(
             Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
             Err(err) => view! { <ErrorNotice err/> }.into_any(),
         })}
+        {move || batch.get().map(|ids| view! { <MarkBatchSent program_id ids done/> })}
     }
 }
 
-const ISSUED: &str = "Invitations issued. The downloaded file holds the codes; it is the only copy. Record each delivery on the entry's page once sent.";
+/// After a bulk issue: the whole batch marked sent through one channel, in one audited
+/// step (`…/invitations/delivery-records`; invitations marked before are left alone).
+#[component]
+fn MarkBatchSent(program_id: Uuid, ids: Vec<Uuid>, done: Callback<()>) -> impl IntoView {
+    let n = ids.len();
+    let ids = StoredValue::new(ids);
+    let channel = RwSignal::new(String::new());
+    let pending = RwSignal::new(false);
+    let outcome = RwSignal::new(None::<Result<String, ApiError>>);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let channel = channel.get_untracked();
+        if channel.is_empty() {
+            return;
+        }
+        pending.set(true);
+        outcome.set(None);
+        spawn_local(async move {
+            let body = BulkDeliveryRequest { entry_ids: ids.get_value(), channel, reference: None };
+            let path = format!("/api/owner/programs/{program_id}/invitations/delivery-records");
+            let result = api::post::<_, BulkDeliveryResponse>(path, &body).await;
+            pending.set(false);
+            outcome.set(Some(result.map(|r| {
+                let marked = format!("{} marked sent.", invitations(r.marked));
+                match r.already_marked {
+                    0 => marked,
+                    a => format!("{marked} {} marked before.", invitations(a)),
+                }
+            })));
+            done.run(());
+        });
+    };
+    view! {
+        <section class="card batch-sent" aria-labelledby="batch-heading">
+            <h2 id="batch-heading">"Mark this batch sent"</h2>
+            {move || match outcome.get() {
+                Some(Ok(text)) => view! { <Success><p>{text}</p></Success> }.into_any(),
+                other => view! {
+                    <form class="form" method="post" on:submit=submit>
+                        <p class="muted small">"Once you have sent the codes from the downloaded file, mark them sent: a code can only be redeemed once it is marked sent."</p>
+                        <label for="batch-channel">"Sent through"</label>
+                        <select id="batch-channel" on:change=move |ev| channel.set(event_target_value(&ev)) prop:value=move || channel.get()>
+                            <option value="">"Choose a channel…"</option>
+                            {CHANNELS.iter().map(|c| view! { <option value=*c>{label(c)}</option> }).collect_view()}
+                        </select>
+                        <button type="submit" disabled=move || pending.get() || channel.with(String::is_empty)>{format!("Mark all {n} sent")}</button>
+                        {other.and_then(Result::err).map(|err| view! { <ErrorNotice err/> })}
+                    </form>
+                }.into_any(),
+            }}
+        </section>
+    }
+}
+
+fn invitations(n: i64) -> String {
+    if n == 1 {
+        "1 invitation".to_owned()
+    } else {
+        format!("{n} invitations")
+    }
+}
+
+const ISSUED: &str = "Invitations issued. The downloaded file holds the codes; it is the only copy. Once you have sent them, mark the batch sent below.";
 const REPLAYED: &str = "These invitations were already issued by an earlier attempt. Their codes were in that download and cannot be shown again; revoke and reissue any that were lost.";
 const NOT_ISSUED: &str = "Nothing was issued: every ticked entry must be selected (not waiting, invited or final), and the seat cap must leave a seat for each.";
 

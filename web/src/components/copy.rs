@@ -5,16 +5,19 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 
+/// Writes `text` to the clipboard; whether the browser allowed it.
+pub async fn copy_text(text: &str) -> bool {
+    let promise = window().navigator().clipboard().write_text(text);
+    JsFuture::from(promise).await.is_ok()
+}
+
 #[component]
 pub fn CopyField(#[prop(into)] value: String, id: &'static str, label: &'static str) -> impl IntoView {
     let copied = RwSignal::new(None::<bool>);
     let text = value.clone();
     let copy = move |_| {
         let text = text.clone();
-        spawn_local(async move {
-            let promise = window().navigator().clipboard().write_text(&text);
-            copied.set(Some(JsFuture::from(promise).await.is_ok()));
-        });
+        spawn_local(async move { copied.set(Some(copy_text(&text).await)) });
     };
     let select_all = |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlTextAreaElement>(&ev).select();
     view! {

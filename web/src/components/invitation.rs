@@ -11,7 +11,7 @@ use shared::ErrorCode;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
-use crate::components::copy::CopyField;
+use crate::components::copy::copy_text;
 use crate::components::status::{ErrorNotice, Success};
 use crate::components::text::{days_from_now, label, time};
 
@@ -20,13 +20,16 @@ use crate::components::text::{days_from_now, label, time};
 pub struct OneTimeCode {
     pub invitation: Invitation,
     pub code: String,
+    /// The entry's address and the program's slug, for the invitation message.
+    pub email: String,
+    pub slug: String,
 }
 
 /// Longest delivery reference the API accepts (characters).
 const REFERENCE_MAX: usize = 160;
 
 /// Delivery channels offered to the owner (the API stores the chosen word).
-const CHANNELS: &[&str] = &["email", "text_message", "messaging_app", "phone", "in_person", "other"];
+pub const CHANNELS: &[&str] = &["email", "text_message", "messaging_app", "phone", "in_person", "other"];
 
 #[component]
 pub fn IssueForm(
@@ -104,31 +107,69 @@ pub fn CodePanel(code: OneTimeCode, on_close: Callback<()>, on_recorded: Callbac
             let _ = el.focus();
         }
     });
+    let expires = time(&code.invitation.expires_at);
+    let select_all = |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlTextAreaElement>(&ev).select();
+    let copy = Copyable { message: message(&code, &expires), code: code.code.clone() };
     view! {
         <section id="code-panel" class="card code-panel" tabindex="-1" node_ref=panel aria-labelledby="code-heading">
-            <h2 id="code-heading">"Invitation code"</h2>
+            <h2 id="code-heading">{format!("Invitation code for {}", code.email)}</h2>
             <div class="alert alert-warn">
                 <p><strong>"This code will not be shown again."</strong>
-                " Copy it now and send it to the applicant through your own channel. Vestibule does not send it and keeps no readable copy. If it is lost, revoke the invitation and issue a new one."</p>
+                " Send it to the applicant through your own channel: Vestibule does not send it and keeps no readable copy. Choose how you send it, then copy it: copying marks it sent, and only a code marked sent can be redeemed."</p>
             </div>
-            <CopyField value=code.code id="invite-code" label="One-time invitation code"/>
-            <p class="muted small">{format!("Expires {}", time(&code.invitation.expires_at))}</p>
-            <h3>"After sending it"</h3>
-            <DeliveryForm invitation_id=code.invitation.id on_recorded/>
+            <label for="invite-code">"One-time invitation code"</label>
+            <textarea id="invite-code" class="mono copy-value" rows="2" readonly autocomplete="off" spellcheck="false"
+                on:focus=select_all>{code.code.clone()}</textarea>
+            <p class="small">"To read it aloud, in groups of four: " <span class="mono code-groups">{groups(&code.code)}</span></p>
+            <p class="muted small">{format!("Expires {expires}")}</p>
+            <DeliveryForm invitation_id=code.invitation.id copy on_recorded/>
             <button type="button" class="secondary" on:click=move |_| on_close.run(())>"Done — hide the code"</button>
         </section>
     }
 }
 
+/// What the owner can copy from the code panel: the code alone, or a short invitation
+/// message with the code and the `/redeem` address (the code never goes into a URL).
+#[derive(Clone)]
+pub struct Copyable {
+    pub code: String,
+    pub message: String,
+}
+
+/// `abcdefghij` → `abcd efgh ij`.
+pub fn groups(code: &str) -> String {
+    code.as_bytes().chunks(4).map(String::from_utf8_lossy).collect::<Vec<_>>().join(" ")
+}
+
+fn message(code: &OneTimeCode, expires: &str) -> String {
+    let origin = window().location().origin().unwrap_or_default();
+    format!(
+        "You are invited to early access to {slug}.\n\nSign in at {origin}/redeem with {email} (the code works only for this address) and paste this code:\n\n{c}\n\nIt works once and expires {expires}.",
+        slug = code.slug,
+        email = code.email,
+        c = code.code,
+    )
+}
+
+/// Marks an invitation sent (a delivery record: the channel and an optional reference).
+/// Given something to copy, the one action is "Copy code and mark sent": the copy and the
+/// record together, so a code is never sent without being marked (it could not be
+/// redeemed) nor marked without having been copied. When the browser refuses the copy,
+/// the owner copies by hand and marks it sent with a plain button.
 #[component]
-pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl IntoView {
+pub fn DeliveryForm(
+    invitation_id: Uuid,
+    #[prop(optional)] copy: Option<Copyable>,
+    on_recorded: Callback<()>,
+) -> impl IntoView {
     let channel = RwSignal::new(String::new());
     let reference = RwSignal::new(String::new());
     let attempt = StoredValue::new(None::<DeliveryRecordRequest>);
     let pending = RwSignal::new(false);
     let outcome = RwSignal::new(None::<Result<(), ApiError>>);
-    let submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
+    // What was copied ("code", "message"), or that the browser refused the copy.
+    let copied = RwSignal::new(None::<Result<&'static str, ()>>);
+    let record = move || {
         let (ch, reference) = (channel.get_untracked(), reference.get_untracked().trim().to_owned());
         if ch.is_empty() {
             return;
@@ -151,7 +192,7 @@ pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl Into
             let recorded = result.is_ok();
             outcome.set(Some(result.map_err(|e| match (e.status, e.api_code()) {
                 (409, Some(ErrorCode::DeliveryAlreadyRecorded)) => {
-                    e.explained("A delivery is already recorded for this invitation.")
+                    e.explained("This invitation is already marked sent.")
                 }
                 (409, _) => e.explained("This invitation is no longer open: it was revoked, redeemed or has expired."),
                 (400, Some(ErrorCode::DeliveryRecordNamesASecret)) => e.explained(
@@ -164,13 +205,54 @@ pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl Into
             }
         });
     };
+    let copy_and_record = move |what: &'static str, text: String| {
+        if channel.with_untracked(String::is_empty) {
+            return;
+        }
+        spawn_local(async move {
+            if copy_text(&text).await {
+                copied.set(Some(Ok(what)));
+                record();
+            } else {
+                copied.set(Some(Err(())));
+            }
+        });
+    };
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        record();
+    };
+    let no_channel = move || channel.with(String::is_empty);
     let (ch_id, ref_id) = (format!("channel-{invitation_id}"), format!("reference-{invitation_id}"));
+    let copy = StoredValue::new(copy);
+    let buttons = move || {
+        match copy.get_value().filter(|_| !matches!(copied.get(), Some(Err(())))) {
+        Some(Copyable { code, message }) => view! {
+            <div class="row">
+                <button type="button" disabled=move || pending.get() || no_channel() aria-describedby="send-why"
+                    on:click=move |_| copy_and_record("code", code.clone())>"Copy code and mark sent"</button>
+                <button type="button" class="secondary" disabled=move || pending.get() || no_channel() aria-describedby="send-why"
+                    on:click=move |_| copy_and_record("message", message.clone())>"Copy invitation message and mark sent"</button>
+            </div>
+            <p id="send-why" class="muted small">{move || if no_channel() { "Choose how you send it first." } else { "The invitation message holds the code and the address of the redeem page, for pasting into an email or a chat." }}</p>
+        }.into_any(),
+        None => view! {
+            <button type="submit" disabled=move || pending.get() || no_channel()>"Mark sent"</button>
+        }.into_any(),
+    }
+    };
     view! {
         {move || match outcome.get() {
-            Some(Ok(())) => view! { <Success><p>"Delivery recorded. The code can now be redeemed."</p></Success> }.into_any(),
+            Some(Ok(())) => view! {
+                <Success><p>{match copied.get_untracked() {
+                    Some(Ok("message")) => "Invitation message copied and marked sent. The code can now be redeemed.",
+                    Some(Ok(_)) => "Code copied and marked sent. The code can now be redeemed.",
+                    _ => "Marked sent. The code can now be redeemed.",
+                }}</p></Success>
+            }.into_any(),
             other => view! {
                 <form class="form delivery" method="post" on:submit=submit>
-                    <p class="muted small">"A code can only be redeemed once you record that you sent it."</p>
+                    <p class="muted small">"A code can only be redeemed once it is marked sent."</p>
                     <label for=ch_id.clone()>"Sent through"</label>
                     <select id=ch_id.clone() on:change=move |ev| channel.set(event_target_value(&ev)) prop:value=move || channel.get()>
                         <option value="">"Choose a channel…"</option>
@@ -180,7 +262,10 @@ pub fn DeliveryForm(invitation_id: Uuid, on_recorded: Callback<()>) -> impl Into
                     <input id=ref_id.clone() type="text" maxlength=REFERENCE_MAX autocomplete="off" prop:value=move || reference.get()
                         on:input=move |ev| reference.set(event_target_value(&ev))/>
                     <p class="muted small">"For your own records, such as a ticket number. Never paste the code here."</p>
-                    <button type="submit" disabled=move || pending.get() || channel.with(String::is_empty)>"Record delivery"</button>
+                    {move || matches!(copied.get(), Some(Err(()))).then(|| view! {
+                        <p class="alert alert-warn" role="alert">"The browser did not let the page copy. Select the code above, copy it by hand and send it, then mark it sent."</p>
+                    })}
+                    {buttons}
                     {other.and_then(Result::err).map(|err| view! { <ErrorNotice err/> })}
                 </form>
             }.into_any(),

@@ -72,12 +72,13 @@ fn EntryView(
     feedback: Feedback,
     reload: Callback<()>,
 ) -> impl IntoView {
+    let (email, slug) = (e.email.clone(), p.slug.clone());
     let on_issued = Callback::new(move |issued: IssuedInvitation| {
         match issued.code {
             Some(c) => {
                 // The code panel is the news now; an older message would compete with it.
                 feedback.set(None);
-                code.set(Some(OneTimeCode { invitation: issued.invitation, code: c }));
+                code.set(Some(OneTimeCode { invitation: issued.invitation, code: c, email: email.clone(), slug: slug.clone() }));
             }
             None => feedback.set(Some(Ok("This invitation was already issued. Its code was shown once and cannot be shown again; revoke it and issue a new one if it was lost.".into()))),
         }

@@ -2,13 +2,14 @@
 //! switch, caps, usage and two charts. Every change is a PATCH carrying the revision the
 //! page was showing; a stale one answers 409 and the page asks for a reload. Closing
 //! sign-ups and switching access off ask first, saying whom it affects ("3 people lose
-//! access now"), counted from the program's entries by state.
+//! access now"), counted from the program's entries by state
+//! (`Program::counts`: a resource read inside the page's `Transition` would re-render it
+//! when it arrives and drop the focus the navigation put on the heading).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
-use shared::api::{PatchProgramRequest, Program, ProgramStats};
-use shared::EntryState;
+use shared::api::{PatchProgramRequest, Program};
 
 use crate::api::{self, ApiError};
 use crate::components::chart::{Activity, Usage};
@@ -85,24 +86,16 @@ fn Overview(
             change(patch.clone(), if access { "Early access is switched off." } else { "Early access is switched on." })
         })
     };
-    // Whom a switch affects: entries by state (the same numbers as the funnel below).
-    let stats = LocalResource::new(move || api::get::<ProgramStats>(format!("/api/owner/programs/{id}/stats")));
-    let count =
-        move |state: EntryState| stats.get().and_then(Result::ok).map(|s| s.states.get(&state).copied().unwrap_or(0));
-    let close_question = move || {
-        match count(EntryState::Waiting) {
-        Some(1) => "The public form stops taking sign-ups now. The 1 person waiting keeps their place; you can open sign-ups again at any time.".to_owned(),
-        Some(n) => format!("The public form stops taking sign-ups now. The {n} people waiting keep their place; you can open sign-ups again at any time."),
-        None => "The public form stops taking sign-ups now. Everyone waiting keeps their place; you can open sign-ups again at any time.".to_owned(),
-    }
+    // Whom a switch affects, from the program's own counts (the same numbers as the funnel).
+    let (waiting, active) = (p.counts.waiting, p.counts.active);
+    let close_question = match waiting {
+        1 => "The public form stops taking sign-ups now. The 1 person waiting keeps their place; you can open sign-ups again at any time.".to_owned(),
+        n => format!("The public form stops taking sign-ups now. The {n} people waiting keep their place; you can open sign-ups again at any time."),
     };
-    let off_question = move || {
-        match count(EntryState::Active) {
-        Some(0) => "Nobody has access yet, so nobody loses it. The content stays closed until you switch access on again.".to_owned(),
-        Some(1) => "1 person loses access now: their early-access page stops opening until you switch access on again. Their grant is kept.".to_owned(),
-        Some(n) => format!("{n} people lose access now: their early-access pages stop opening until you switch access on again. Their grants are kept."),
-        None => "Everyone with access loses it now, until you switch access on again. Their grants are kept.".to_owned(),
-    }
+    let off_question = match active {
+        0 => "Nobody has access yet, so nobody loses it. The content stays closed until you switch access on again.".to_owned(),
+        1 => "1 person loses access now: their early-access page stops opening until you switch access on again. Their grant is kept.".to_owned(),
+        n => format!("{n} people lose access now: their early-access pages stop opening until you switch access on again. Their grants are kept."),
     };
     let caps = [("Queue cap", p.queue_cap), ("Sign-ups per hour", p.hourly_cap), ("Seats", p.seat_cap)]
         .map(|(l, v)| (l, RwSignal::new(v.to_string())));
@@ -123,7 +116,7 @@ fn Overview(
                 <p>{if open { "Open: the public form accepts sign-ups." } else { "Closed: the public form shows the notice but accepts nothing." }}</p>
                 {(!open && p.notice.is_none()).then(|| view! { <p class="muted small">"Publish a notice before opening sign-ups."</p> })}
                 {if open {
-                    view! { <ConfirmButton label="Close sign-ups" question=Signal::derive(close_question) confirm_label="Yes, close sign-ups" pending on_confirm=toggle_open/> }.into_any()
+                    view! { <ConfirmButton label="Close sign-ups" question=close_question confirm_label="Yes, close sign-ups" pending on_confirm=toggle_open/> }.into_any()
                 } else {
                     view! { <button type="button" disabled=move || pending.get() on:click=move |_| toggle_open.run(())>"Open sign-ups"</button> }.into_any()
                 }}
@@ -133,7 +126,7 @@ fn Overview(
                 <p>{if access { "On: people with an active grant can read the content." } else { "Off: nobody can read the content." }}</p>
                 {(!access && !p.has_content).then(|| view! { <p class="muted small">"Write the content before switching access on."</p> })}
                 {if access {
-                    view! { <ConfirmButton label="Switch access off" question=Signal::derive(off_question) confirm_label="Yes, switch access off" pending on_confirm=toggle_access/> }.into_any()
+                    view! { <ConfirmButton label="Switch access off" question=off_question confirm_label="Yes, switch access off" pending on_confirm=toggle_access/> }.into_any()
                 } else {
                     view! { <button type="button" disabled=move || pending.get() on:click=move |_| toggle_access.run(())>"Switch access on"</button> }.into_any()
                 }}

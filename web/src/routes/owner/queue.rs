@@ -93,7 +93,30 @@ fn QueueView(p: Program) -> impl IntoView {
             }
         });
     };
+    let (not_sent, expiring) = (p.counts.not_sent, p.counts.expiring_soon);
+    let codes = RwSignal::new((not_sent, expiring));
+    let refresh = Callback::new(move |()| {
+        page.refetch();
+        // The program's counts move with the rows: read them again.
+        spawn_local(async move {
+            if let Ok(p) = load_program(Some(id)).await {
+                codes.set((p.counts.not_sent, p.counts.expiring_soon));
+            }
+        });
+    });
+    // Set when a page arrives (reading `page` here would tie it to the outer transition).
+    let showing = RwSignal::new(String::new());
+    let count = move |pg: &EntryPage| {
+        let n = pg.entries.len();
+        let more = if pg.next_cursor.is_some() { " (more on the next page)" } else { "" };
+        showing.set(format!("Showing {n} {}{more}", if n == 1 { "entry" } else { "entries" }));
+    };
     view! {
+        <section class="card queue-bar" aria-label="Queue status">
+            <p class="result-count" role="status">{move || showing.get()}</p>
+            <p>{move || { let (n, e) = codes.get(); format!("{n} {} not marked sent · {e} expiring within 48 hours", if n == 1 { "code" } else { "codes" }) }}</p>
+            <p id="export-scope" class="muted small">"The export holds every entry, whatever the filter."</p>
+        </section>
         <form class="card filters" method="post" role="search" on:submit=apply>
             <div>
                 <label for="queue-state">"State"</label>
@@ -108,13 +131,13 @@ fn QueueView(p: Program) -> impl IntoView {
                     prop:value=move || search.get() on:input=move |ev| search.set(event_target_value(&ev))/>
             </div>
             <button type="submit">"Apply"</button>
-            <button type="button" class="secondary" on:click=export>"Export CSV"</button>
+            <button type="button" class="secondary" on:click=export aria-describedby="export-scope">"Export CSV"</button>
         </form>
         {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
-        <SelectNext program_id=id done=Callback::new(move |()| page.refetch())/>
-        <BulkActions program_id=id slug=p.slug.clone() max_days=p.max_invite_days selected done=Callback::new(move |()| page.refetch())/>
+        <SelectNext program_id=id done=refresh/>
+        <BulkActions program_id=id slug=p.slug.clone() max_days=p.max_invite_days selected done=refresh/>
         {loaded(page, move |r| match r {
-                    Ok(pg) if pg.entries.is_empty() => view! {
+                    Ok(pg) if { count(&pg); pg.entries.is_empty() } => view! {
                         <Empty><p>"No entries match."</p></Empty>
                         <Pager cursors next=None label="Queue pages"/>
                     }.into_any(),
@@ -146,7 +169,10 @@ fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSe
                     <td><input type="checkbox" aria-label=check_label prop:checked=move || selected.with(|s| s.contains(&eid))
                         on:change=move |ev| { let on = event_target_checked(&ev); selected.update(|s| toggle(s, eid, on)); }/></td>
                     <td class="email"><A href=format!("/owner/programs/{program_id}/entries/{eid}")>{e.email}</A></td>
-                    <td><StateBadge state=e.state.as_str()/></td>
+                    <td><StateBadge state=e.state.as_str()/>{e.invitation.map(|i| view! {
+                        {(!i.sent).then(|| view! { " " <span class="badge badge-unsent">"Not marked sent"</span> })}
+                        {soon(&i.expires_at).then(|| view! { " " <span class="badge badge-expiring">"Expires soon"</span> })}
+                    })}</td>
                     <td class="nowrap joined">{time(&e.created_at)}</td>
                     <td class="hide-narrow">{format!("v{}", e.notice_version)}</td>
                 </tr>
@@ -170,6 +196,11 @@ fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSe
             </table>
         </div>
     }
+}
+
+/// Whether an invitation expires within 48 hours (the API's "expiring soon").
+fn soon(expires_at: &str) -> bool {
+    js_sys::Date::parse(expires_at) < js_sys::Date::now() + 48.0 * 3_600_000.0
 }
 
 fn toggle(set: &mut BTreeSet<Uuid>, id: Uuid, on: bool) {
