@@ -49,6 +49,7 @@ pub enum ErrorCode {
     InvalidState,
     InvalidCursor,
     InvalidSearch,
+    InvalidWinners,
     // 401
     SignedOut,
     // 403
@@ -74,6 +75,10 @@ pub enum ErrorCode {
     GrantActive,
     InvitationNotIssued,
     DeliveryAlreadyRecorded,
+    DrawAlreadyOpen,
+    DrawAlreadyRun,
+    DrawNoCandidates,
+    DrawSeatsInsufficient,
     // 413, 415
     PayloadTooLarge,
     UnsupportedMediaType,

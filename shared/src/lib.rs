@@ -7,6 +7,7 @@ pub mod email;
 pub mod error;
 pub mod slug;
 pub mod states;
+pub mod trust;
 
 pub use email::{EmailError, EmailKey};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};

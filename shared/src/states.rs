@@ -219,10 +219,16 @@ pub enum EventType {
     ProgramChanged,
     /// Retention redaction replaced the entry's email with a tombstone.
     Redacted,
+    /// The entry was erased on request (withdrawn if live, redacted, suppressed).
+    Erased,
+    /// A lottery draw froze its candidates and published its commitment.
+    DrawOpened,
+    /// A lottery draw revealed its seed and selected its winners.
+    DrawRun,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 14] = [
+    pub const ALL: [EventType; 17] = [
         EventType::NoticePublished,
         EventType::Signup,
         EventType::Selected,
@@ -237,6 +243,9 @@ impl EventType {
         EventType::ContentUpdated,
         EventType::ProgramChanged,
         EventType::Redacted,
+        EventType::Erased,
+        EventType::DrawOpened,
+        EventType::DrawRun,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -255,6 +264,9 @@ impl EventType {
             EventType::ContentUpdated => "content_updated",
             EventType::ProgramChanged => "program_changed",
             EventType::Redacted => "redacted",
+            EventType::Erased => "erased",
+            EventType::DrawOpened => "draw_opened",
+            EventType::DrawRun => "draw_run",
         }
     }
 }

@@ -7,7 +7,10 @@
 //! entry, counters (queue count, hour buckets) against the rows they count, notice
 //! versions without gaps, the append-only triggers present, and the audit history in
 //! commit order per program (ids and times rise together) with one `signup` per entry.
+//! Then every audit chain is recomputed, and each checkpoint given is proved a prefix of
+//! today's chain (`verify_chain`).
 
+use super::verify_chain::{self, SavedCheckpoint};
 use anyhow::Context;
 use tokio_postgres::NoTls;
 
@@ -108,14 +111,19 @@ const CHECKS: &[Check] = &[
               ('notices_immutable','audit_immutable','staff_admin_events_immutable','notices_no_truncate','audit_no_truncate','staff_admin_events_no_truncate')",
     },
     Check {
+        name: "the audit chain trigger is in place",
+        sql: "SELECT 1 - count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D' AND tgname = 'audit_chain'",
+    },
+    Check {
         name: "seats in use stay within each program's seat cap",
         sql: "SELECT count(*) FROM programs p WHERE p.seat_cap < (SELECT count(*) FROM grants g WHERE g.program_id = p.id AND g.active) \
               + (SELECT count(*) FROM invitations i WHERE i.program_id = p.id AND i.state = 'issued' AND i.expires_at > clock_timestamp())",
     },
 ];
 
-/// Runs every check against `database_url`; returns the number that failed.
-pub async fn verify(database_url: &str) -> anyhow::Result<usize> {
+/// Runs every check against `database_url`, then the audit chains and `checkpoints`;
+/// returns the number that failed.
+pub async fn verify(database_url: &str, checkpoints: &[SavedCheckpoint]) -> anyhow::Result<usize> {
     let (client, connection) = tokio_postgres::connect(database_url, NoTls).await.context("connecting")?;
     tokio::spawn(connection);
     client.batch_execute("SET default_transaction_read_only = on").await?;
@@ -129,6 +137,11 @@ pub async fn verify(database_url: &str) -> anyhow::Result<usize> {
             println!("FAIL  {} ({offending} offending)", check.name);
         }
     }
-    println!("{} checks, {failed} failed", CHECKS.len());
-    Ok(failed)
+    let chain_failures = verify_chain::verify(&client, checkpoints).await?
+        + super::verify_erasure::verify(&client, database_url).await?;
+    println!(
+        "{} checks, {failed} failed; audit chains, checkpoints and erasures: {chain_failures} failed",
+        CHECKS.len()
+    );
+    Ok(failed + chain_failures)
 }

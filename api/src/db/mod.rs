@@ -9,14 +9,18 @@
 mod error;
 
 pub mod audit;
+pub mod audit_chain;
 mod connect;
 pub mod content;
+pub mod draws;
 pub mod early_access;
 pub mod entries;
+pub mod erasure;
 pub mod grants;
 pub mod invitations;
 pub mod locks;
 pub mod owner_receipts;
+pub mod personal_data;
 pub mod programs;
 pub mod queue;
 pub mod rate_limits;

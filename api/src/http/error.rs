@@ -8,6 +8,8 @@ use crate::db::DbError;
 use crate::identity::LookupError;
 use crate::usecases::admission::AdmitError;
 use crate::usecases::decisions::DecisionError;
+use crate::usecases::draws::DrawError;
+use crate::usecases::erasure::ErasureError;
 use crate::usecases::invitations::InvitationError;
 use crate::usecases::programs::ProgramError;
 use crate::usecases::recipient::RecipientError;
@@ -236,6 +238,31 @@ impl From<InvitationError> for ApiError {
             InvitationError::NotIssued => conflict(ErrorCode::InvitationNotIssued),
             InvitationError::DeliveryAlreadyRecorded => conflict(ErrorCode::DeliveryAlreadyRecorded),
             InvitationError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<ErasureError> for ApiError {
+    fn from(e: ErasureError) -> Self {
+        match e {
+            ErasureError::NotFound => ApiError::NotFound,
+            ErasureError::InvalidTransition => ApiError::Conflict(ErrorCode::InvalidTransition),
+            ErasureError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<DrawError> for ApiError {
+    fn from(e: DrawError) -> Self {
+        let conflict = ApiError::Conflict;
+        match e {
+            DrawError::NotFound => ApiError::NotFound,
+            DrawError::InvalidTransition => conflict(ErrorCode::InvalidTransition),
+            DrawError::AlreadyOpen => conflict(ErrorCode::DrawAlreadyOpen),
+            DrawError::AlreadyRun => conflict(ErrorCode::DrawAlreadyRun),
+            DrawError::NoCandidates => conflict(ErrorCode::DrawNoCandidates),
+            DrawError::SeatsInsufficient => conflict(ErrorCode::DrawSeatsInsufficient),
+            DrawError::Db(e) => e.into(),
         }
     }
 }

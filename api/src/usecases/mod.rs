@@ -13,10 +13,14 @@
 //! and owners).
 
 pub mod admission;
+pub mod checkpoint;
 pub mod decisions;
+pub mod draws;
+pub mod erasure;
 pub mod invitations;
 pub mod membership;
 pub mod owner;
+pub mod personal_data;
 pub mod programs;
 pub mod queue;
 pub mod recipient;

@@ -8,10 +8,13 @@ mod support;
 
 mod applicant;
 mod audit;
+mod audit_chain;
 mod bulk;
 mod cli;
 mod content;
+mod draws;
 mod early_access;
+mod erasure;
 mod faults;
 mod foundation;
 mod invitations;

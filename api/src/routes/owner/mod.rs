@@ -3,9 +3,12 @@
 //! revoked owner and an owner of another workspace all get the same 404 as an absent
 //! object (declared once for every owner operation in the OpenAPI document).
 
+mod audit;
 mod content;
 mod decisions;
+mod draws;
 mod entries;
+mod erasure;
 mod events;
 mod export;
 mod grants;
@@ -30,6 +33,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(export::export)
         .service(decisions::select_bulk)
         .service(entries::detail)
+        .service(erasure::erase)
         .service(decisions::select)
         .service(decisions::decline)
         .service(decisions::withdraw)
@@ -40,5 +44,10 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(grants::revoke)
         .service(content::get)
         .service(content::put)
-        .service(events::list);
+        .service(events::list)
+        .service(audit::checkpoint)
+        .service(draws::open)
+        .service(draws::list)
+        .service(draws::get)
+        .service(draws::run);
 }
