@@ -35,7 +35,16 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
         seat_cap: p.seat_cap,
         max_invite_days: p.max_invite_days,
         revision: p.revision,
-        counts: api::ProgramCounts { queue: i64::from(p.queue_count), hour: summary.hour, seats: summary.seats },
+        counts: api::ProgramCounts {
+            queue: i64::from(p.queue_count),
+            hour: summary.hour,
+            seats: summary.seats,
+            waiting: summary.waiting,
+            selected: summary.selected,
+            active: summary.active,
+            not_sent: summary.not_sent,
+            expiring_soon: summary.expiring_soon,
+        },
         notice: summary.notice.as_ref().map(notice),
         has_content: summary.has_content,
         created_at: rfc3339(p.created_at),
@@ -82,6 +91,7 @@ pub fn entry_summary(e: EntryRow) -> api::EntrySummary {
         state: e.state,
         created_at: rfc3339(e.created_at),
         notice_version: e.notice_version,
+        invitation: e.invitation.map(|(at, sent)| api::QueuedInvitation { expires_at: rfc3339(at), sent }),
     }
 }
 

@@ -15,6 +15,7 @@ mod content;
 mod draws;
 mod early_access;
 mod erasure;
+mod export;
 mod faults;
 mod foundation;
 mod invitations;

@@ -40,6 +40,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(invitations::issue)
         .service(invitations::issue_bulk)
         .service(invitations::delivery_record)
+        .service(invitations::delivery_records)
         .service(invitations::revoke)
         .service(grants::revoke)
         .service(content::get)
