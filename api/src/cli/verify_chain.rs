@@ -48,13 +48,15 @@ fn stored(r: &Row) -> StoredEvent {
     }
 }
 
+/// Checkpoint event id → the chain recomputed there: (count, head).
+type Points = HashMap<i64, (i64, [u8; 32])>;
+
 /// One chain being walked, with the points its checkpoints ask about.
 struct Chain {
     program: Option<Uuid>,
     walker: Walker,
     events: i64,
-    /// Checkpoint event id → the recomputed (count, head) there.
-    reached: HashMap<i64, (i64, [u8; 32])>,
+    reached: Points,
 }
 
 /// Verifies every chain and every checkpoint, printing one line per result; returns
@@ -64,7 +66,7 @@ pub async fn verify(client: &Client, checkpoints: &[SavedCheckpoint]) -> anyhow:
         m.entry(Some(c.checkpoint.program_id)).or_default().push(c.checkpoint.last_event_id);
         m
     });
-    let mut reached: HashMap<Option<Uuid>, HashMap<i64, (i64, [u8; 32])>> = HashMap::new();
+    let mut reached: HashMap<Option<Uuid>, Points> = HashMap::new();
     let mut failed = 0;
     let mut chains = 0;
     let rows = client.query_raw(EVENTS, std::iter::empty::<&(dyn ToSql + Sync)>()).await?;

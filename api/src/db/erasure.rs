@@ -157,7 +157,7 @@ pub async fn suppressions(
 /// The entries erased before and brought back since (a restore), found with `key`.
 pub async fn resurrected(client: &impl GenericClient, key: &[u8]) -> Result<Vec<Resurrected>> {
     let mut found = Vec::new();
-    let mut program: Option<(Uuid, Vec<(Uuid, Vec<u8>, DateTime<Utc>)>)> = None;
+    let mut program: Option<(Uuid, Vec<Suppression>)> = None;
     for (entry_id, program_id, email, created_at) in candidates(client).await? {
         if program.as_ref().is_none_or(|(p, _)| *p != program_id) {
             program = Some((program_id, suppressions(client, program_id).await?));
