@@ -141,11 +141,11 @@ pub async fn candidates(client: &impl GenericClient) -> Result<Vec<(Uuid, Uuid, 
     Ok(client.query(&stmt, &[]).await?.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect())
 }
 
-/// The suppressions of a program: (erasure id, keyed hash, time), oldest first.
-pub async fn suppressions(
-    client: &impl GenericClient,
-    program_id: Uuid,
-) -> Result<Vec<(Uuid, Vec<u8>, DateTime<Utc>)>> {
+/// One suppression: (erasure id, keyed hash, time of the erasure).
+pub type Suppression = (Uuid, Vec<u8>, DateTime<Utc>);
+
+/// The suppressions of a program, oldest first.
+pub async fn suppressions(client: &impl GenericClient, program_id: Uuid) -> Result<Vec<Suppression>> {
     let stmt = client
         .prepare_cached(
             "SELECT erasure_id, address_hmac, erased_at FROM erasure_suppressions WHERE program_id = $1 ORDER BY erased_at",
