@@ -5,6 +5,7 @@
 pub mod api;
 pub mod email;
 pub mod error;
+pub mod integrations;
 pub mod slug;
 pub mod states;
 pub mod trust;

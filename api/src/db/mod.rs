@@ -8,6 +8,8 @@
 
 mod error;
 
+pub mod admission_hook;
+pub mod api_keys;
 pub mod audit;
 pub mod audit_chain;
 mod connect;
@@ -19,13 +21,17 @@ pub mod erasure;
 pub mod grants;
 pub mod invitations;
 pub mod locks;
+pub mod outbox;
 pub mod owner_receipts;
 pub mod personal_data;
 pub mod programs;
 pub mod queue;
 pub mod rate_limits;
+pub mod server_api;
 pub mod signups;
 pub mod staff;
+pub mod webhooks;
+pub mod workspace_audit;
 
 pub use error::DbError;
 

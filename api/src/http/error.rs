@@ -7,6 +7,8 @@
 use crate::db::DbError;
 use crate::identity::LookupError;
 use crate::usecases::admission::AdmitError;
+use crate::usecases::admission_hook::HookSecretError;
+use crate::usecases::api_keys::ApiKeyError;
 use crate::usecases::decisions::DecisionError;
 use crate::usecases::draws::DrawError;
 use crate::usecases::erasure::ErasureError;
@@ -14,6 +16,8 @@ use crate::usecases::invitations::InvitationError;
 use crate::usecases::programs::ProgramError;
 use crate::usecases::recipient::RecipientError;
 use crate::usecases::redemption::RedeemError;
+use crate::usecases::server_api::ServerApiError;
+use crate::usecases::webhooks::WebhookError;
 use crate::usecases::{NotFound, ReadError};
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
@@ -252,6 +256,19 @@ impl From<ErasureError> for ApiError {
     }
 }
 
+impl From<WebhookError> for ApiError {
+    fn from(e: WebhookError) -> Self {
+        match e {
+            WebhookError::NotFound => ApiError::NotFound,
+            WebhookError::InvalidUrl => ApiError::BadRequest(ErrorCode::InvalidUrl),
+            WebhookError::RefusedUrl => ApiError::BadRequest(ErrorCode::WebhookUrlRefused),
+            WebhookError::InvalidEvents => ApiError::BadRequest(ErrorCode::InvalidEvents),
+            WebhookError::InvalidProgramIds => ApiError::BadRequest(ErrorCode::InvalidProgramIds),
+            WebhookError::Db(e) => e.into(),
+        }
+    }
+}
+
 impl From<DrawError> for ApiError {
     fn from(e: DrawError) -> Self {
         let conflict = ApiError::Conflict;
@@ -263,6 +280,37 @@ impl From<DrawError> for ApiError {
             DrawError::NoCandidates => conflict(ErrorCode::DrawNoCandidates),
             DrawError::SeatsInsufficient => conflict(ErrorCode::DrawSeatsInsufficient),
             DrawError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<ApiKeyError> for ApiError {
+    fn from(e: ApiKeyError) -> Self {
+        match e {
+            ApiKeyError::NotFound => ApiError::NotFound,
+            ApiKeyError::InvalidName => ApiError::BadRequest(ErrorCode::InvalidName),
+            ApiKeyError::InvalidScopes => ApiError::BadRequest(ErrorCode::InvalidScopes),
+            ApiKeyError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<ServerApiError> for ApiError {
+    fn from(e: ServerApiError) -> Self {
+        match e {
+            ServerApiError::NotFound => ApiError::NotFound,
+            ServerApiError::MissingScope => ApiError::Forbidden(ErrorCode::MissingScope),
+            ServerApiError::IdentityUnavailable(why) => ApiError::IdentityUnavailable(why),
+            ServerApiError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<HookSecretError> for ApiError {
+    fn from(e: HookSecretError) -> Self {
+        match e {
+            HookSecretError::NotFound => ApiError::NotFound,
+            HookSecretError::Db(e) => e.into(),
         }
     }
 }

@@ -6,6 +6,7 @@
 mod common;
 mod support;
 
+mod admission_hook;
 mod applicant;
 mod audit;
 mod audit_chain;
@@ -28,5 +29,7 @@ mod programs;
 mod queue;
 mod redeem;
 mod security_headers;
+mod server_api;
 mod signup;
 mod spa;
+mod webhooks;

@@ -3,6 +3,8 @@
 //! revoked owner and an owner of another workspace all get the same 404 as an absent
 //! object (declared once for every owner operation in the OpenAPI document).
 
+mod admission_hook;
+mod api_keys;
 mod audit;
 mod content;
 mod decisions;
@@ -15,6 +17,7 @@ mod grants;
 mod invitations;
 mod notices;
 mod programs;
+mod webhooks;
 mod workspaces;
 
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -51,4 +54,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(draws::list)
         .service(draws::get)
         .service(draws::run);
+    webhooks::configure(cfg);
+    api_keys::configure(cfg);
+    admission_hook::configure(cfg);
 }
