@@ -50,6 +50,9 @@ pub enum ErrorCode {
     InvalidCursor,
     InvalidSearch,
     InvalidWinners,
+    InvalidLabel,
+    InvalidMaxUses,
+    InvalidNote,
     InvalidUrl,
     /// A webhook URL that production refuses: not https, or loopback, private or link-local.
     WebhookUrlRefused,

@@ -219,6 +219,8 @@ pub enum EventType {
     ProgramChanged,
     /// Retention redaction replaced the entry's email with a tombstone.
     Redacted,
+    CohortCodeCreated,
+    CohortCodeRevoked,
     /// The entry was erased on request (withdrawn if live, redacted, suppressed).
     Erased,
     /// A lottery draw froze its candidates and published its commitment.
@@ -228,7 +230,7 @@ pub enum EventType {
 }
 
 impl EventType {
-    pub const ALL: [EventType; 17] = [
+    pub const ALL: [EventType; 19] = [
         EventType::NoticePublished,
         EventType::Signup,
         EventType::Selected,
@@ -243,6 +245,8 @@ impl EventType {
         EventType::ContentUpdated,
         EventType::ProgramChanged,
         EventType::Redacted,
+        EventType::CohortCodeCreated,
+        EventType::CohortCodeRevoked,
         EventType::Erased,
         EventType::DrawOpened,
         EventType::DrawRun,
@@ -264,6 +268,8 @@ impl EventType {
             EventType::ContentUpdated => "content_updated",
             EventType::ProgramChanged => "program_changed",
             EventType::Redacted => "redacted",
+            EventType::CohortCodeCreated => "cohort_code_created",
+            EventType::CohortCodeRevoked => "cohort_code_revoked",
             EventType::Erased => "erased",
             EventType::DrawOpened => "draw_opened",
             EventType::DrawRun => "draw_run",

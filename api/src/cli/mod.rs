@@ -34,12 +34,12 @@ enum Command {
         #[arg(long, num_args = 1.., value_name = "FILE")]
         checkpoint: Vec<std::path::PathBuf>,
     },
-    /// Replace emails of withdrawn/declined entries last changed before a date with tombstones.
     /// Recompute a downloaded lottery draw record offline (no database needed).
     VerifyDraw {
         #[arg(value_name = "FILE")]
         file: std::path::PathBuf,
     },
+    /// Replace emails of withdrawn/declined entries last changed before a date with tombstones.
     /// With `--reapply` instead: erase again every entry that a restore from an older
     /// backup brought back (needs SIGNUP_BINDING_KEY).
     Redact {

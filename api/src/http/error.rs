@@ -9,6 +9,7 @@ use crate::identity::LookupError;
 use crate::usecases::admission::AdmitError;
 use crate::usecases::admission_hook::HookSecretError;
 use crate::usecases::api_keys::ApiKeyError;
+use crate::usecases::cohorts::CohortError;
 use crate::usecases::decisions::DecisionError;
 use crate::usecases::draws::DrawError;
 use crate::usecases::erasure::ErasureError;
@@ -252,6 +253,16 @@ impl From<ErasureError> for ApiError {
             ErasureError::NotFound => ApiError::NotFound,
             ErasureError::InvalidTransition => ApiError::Conflict(ErrorCode::InvalidTransition),
             ErasureError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<CohortError> for ApiError {
+    fn from(e: CohortError) -> Self {
+        match e {
+            CohortError::NotFound => ApiError::NotFound,
+            CohortError::ExpiryOutOfRange => ApiError::Conflict(ErrorCode::ExpiryOutOfRange),
+            CohortError::Db(e) => e.into(),
         }
     }
 }

@@ -12,6 +12,7 @@ mod audit;
 mod audit_chain;
 mod bulk;
 mod cli;
+mod cohorts;
 mod content;
 mod draws;
 mod early_access;

@@ -6,6 +6,7 @@
 mod admission_hook;
 mod api_keys;
 mod audit;
+mod cohort_codes;
 mod content;
 mod decisions;
 mod draws;
@@ -53,7 +54,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(draws::open)
         .service(draws::list)
         .service(draws::get)
-        .service(draws::run);
+        .service(draws::run)
+        .service(cohort_codes::create)
+        .service(cohort_codes::list)
+        .service(cohort_codes::read)
+        .service(cohort_codes::revoke);
     webhooks::configure(cfg);
     api_keys::configure(cfg);
     admission_hook::configure(cfg);
