@@ -31,6 +31,7 @@ pub mod identity;
 pub mod metrics;
 pub mod openapi;
 pub mod routes;
+pub mod screening;
 pub mod shutdown;
 pub mod startup;
 pub mod state;

@@ -49,6 +49,13 @@ pub enum ErrorCode {
     InvalidState,
     InvalidCursor,
     InvalidSearch,
+    InvalidTitle,
+    InvalidDescription,
+    InvalidRef,
+    InvalidFlag,
+    ChallengeFailed,
+    InvalidProofOfWork,
+    InvalidEmbedOrigins,
     // 401
     SignedOut,
     // 403

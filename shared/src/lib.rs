@@ -3,12 +3,15 @@
 //! thiserror only, so it builds for wasm32 and for the server from the same source.
 
 pub mod api;
+pub mod edge;
 pub mod email;
 pub mod error;
 pub mod slug;
+pub mod source_ref;
 pub mod states;
 
 pub use email::{EmailError, EmailKey};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use slug::{Slug, SlugError};
+pub use source_ref::SourceRef;
 pub use states::{ActorKind, EntryActions, EntryState, EventType, InvitationState, OpenInvitation};

@@ -7,6 +7,10 @@
 //! answer, and every cap the same refusal, so no answer tells whether an email is on a
 //! list.
 //!
+//! Flags (`crate::screening`): the disposable-domain check and the provider's mailbox key
+//! are computed before the transaction; the entry insert stores them and links the
+//! earliest entry with the same mailbox. They never change the answer.
+//!
 //! Rate control: before the transaction, a key without a committed receipt counts one
 //! hit for the client address (an HMAC of it, never the address) in a one-minute window
 //! shared through PostgreSQL by every API instance. Replays of committed keys are not
@@ -18,8 +22,9 @@ use crate::db::rate_limits::{self, Scope};
 use crate::db::signups::{self, NewEntry};
 use crate::db::{self, DbError, TxError};
 use crate::metrics;
+use crate::screening;
 use crate::state::AppState;
-use shared::EmailKey;
+use shared::{EmailKey, SourceRef};
 use std::net::IpAddr;
 use uuid::Uuid;
 
@@ -57,6 +62,9 @@ pub struct NewSignup {
     pub email: EmailKey,
     pub notice_version: i32,
     pub permission: bool,
+    /// Where the applicant came from; not part of the binding (a retry from another
+    /// link is still the same attempt).
+    pub source: Option<SourceRef>,
 }
 
 impl NewSignup {
@@ -120,6 +128,7 @@ async fn admit(
         }
     }
     let binding = signup.binding(&settings.hmac_key, target.program_id);
+    let screening = screening::screen(&signup.email);
     let email = signup.email.as_str();
     db::transaction_on(&mut conn, async |tx| {
         let facts = signups::read_under_locks(tx, target, signup.request_key, email).await?;
@@ -153,6 +162,9 @@ async fn admit(
             notice_id,
             notice_version: signup.notice_version,
             request_key: signup.request_key,
+            source_ref: signup.source.as_ref().map(SourceRef::as_str),
+            disposable_domain: screening.disposable_domain,
+            mailbox_key: screening.mailbox_key.as_deref(),
             binding: &binding,
             now: facts.now,
             bucket: facts.bucket,

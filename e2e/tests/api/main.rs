@@ -12,6 +12,7 @@ mod bulk;
 mod cli;
 mod content;
 mod early_access;
+mod edge;
 mod faults;
 mod foundation;
 mod invitations;

@@ -6,6 +6,7 @@ pub mod chart;
 pub mod confirm;
 pub mod copy;
 pub mod download;
+pub mod edge;
 pub mod events;
 pub mod invitation;
 pub mod nav;

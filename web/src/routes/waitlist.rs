@@ -30,7 +30,7 @@ pub fn Waitlist() -> impl IntoView {
     view! {
         {loaded(program, move |r| match r {
                     Ok(p) => {
-                        set_title(&format!("Join the {} waitlist", p.slug));
+                        set_title(&format!("Join the {} waitlist", p.title.as_deref().unwrap_or(&p.slug)));
                         view! { <SignupForm program=p/> }.into_any()
                     }
                     Err(e) if e.status == 404 => view! {
@@ -60,7 +60,7 @@ enum Outcome {
 
 #[component]
 fn SignupForm(program: PublicProgram) -> impl IntoView {
-    let PublicProgram { slug, signup_open, notice } = program;
+    let PublicProgram { slug, title, description, signup_open, notice } = program;
     let email = RwSignal::new(String::new());
     let agreed = RwSignal::new(false);
     let outcome = RwSignal::new(Outcome::Idle);
@@ -77,8 +77,13 @@ fn SignupForm(program: PublicProgram) -> impl IntoView {
         }
         let key = attempt_key.get_value().unwrap_or_else(Uuid::new_v4);
         attempt_key.set_value(Some(key));
-        let body =
-            SignupRequest { request_key: key, email: email.get_untracked(), notice_version: version, permission: true };
+        let body = SignupRequest {
+            request_key: key,
+            email: email.get_untracked(),
+            notice_version: version,
+            permission: true,
+            source: source_ref(),
+        };
         let path = path.clone();
         outcome.set(Outcome::Sending);
         spawn_local(async move {
@@ -110,7 +115,8 @@ fn SignupForm(program: PublicProgram) -> impl IntoView {
 
     view! {
         <h1>"Join the waitlist"</h1>
-        <p class="muted">"Program: " <strong>{slug.clone()}</strong></p>
+        <p class="muted">"Program: " <strong>{title.unwrap_or_else(|| slug.clone())}</strong></p>
+        {description.map(|d| view! { <p class="lead">{d}</p> })}
         <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text published/>
         {move || if received.get() {
             view! {
@@ -190,6 +196,13 @@ fn outcome_message(outcome: Outcome) -> Option<AnyView> {
         Outcome::Idle | Outcome::Sending | Outcome::Received => return None,
     };
     Some(view)
+}
+
+/// The page's `?ref=` source, when it follows the shared grammar (else dropped).
+fn source_ref() -> Option<String> {
+    let search = window().location().search().ok()?;
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    params.get("ref").and_then(|r| shared::SourceRef::parse(&r)).map(String::from)
 }
 
 /// `the address must …` → `The address must ….`

@@ -1,5 +1,5 @@
 //! `GET /api/owner/programs/{id}/entries.csv`: the owner's queue export (id, email,
-//! state, created_at, notice_version, permission_at) — no codes, no digests. Policy:
+//! state, created_at, notice_version, permission_at, ref) — no codes, no digests. Policy:
 //! text a person typed (the email) is neutralized against spreadsheet formulas (a
 //! leading `=`, `+`, `-`, `@`, tab or CR gets a `'` prefix) and quoted per RFC 4180.
 
@@ -31,12 +31,12 @@ pub(super) fn csv_response(mut builder: HttpResponseBuilder, filename: &str, bod
 }
 
 #[utoipa::path(operation_id = "exportEntries", responses(
-    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at (formula-neutralized).", content_type = "text/csv", body = String),
+    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at,ref (formula-neutralized).", content_type = "text/csv", body = String),
 ))]
 #[get("/owner/programs/{id}/entries.csv")]
 async fn export(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
     let rows = queue::export(&state.pool, &session.user_id, *id).await?;
-    let mut csv = String::from("id,email,state,created_at,notice_version,permission_at\r\n");
+    let mut csv = String::from("id,email,state,created_at,notice_version,permission_at,ref\r\n");
     for e in rows {
         let line = [
             e.id.to_string(),
@@ -45,6 +45,8 @@ async fn export(state: web::Data<AppState>, session: Session, id: web::Path<Uuid
             rfc3339(e.created_at),
             e.notice_version.to_string(),
             rfc3339(e.permission_at),
+            // The grammar (a-z 0-9 _ -) needs no quoting; a leading `-` is neutralized.
+            e.source_ref.as_deref().map(csv_cell).unwrap_or_default(),
         ];
         csv.push_str(&line.join(","));
         csv.push_str("\r\n");

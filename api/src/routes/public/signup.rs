@@ -9,7 +9,7 @@ use crate::state::AppState;
 use crate::usecases::admission::{self, NewSignup};
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use shared::api::{SignupRequest, SignupResponse};
-use shared::{EmailKey, ErrorCode, Slug};
+use shared::{EmailKey, ErrorCode, Slug, SourceRef};
 
 impl TryFrom<SignupRequest> for NewSignup {
     type Error = ApiError;
@@ -20,6 +20,8 @@ impl TryFrom<SignupRequest> for NewSignup {
             email: EmailKey::parse(&body.email).map_err(|_| ApiError::BadRequest(ErrorCode::InvalidEmail))?,
             notice_version: body.notice_version,
             permission: body.permission,
+            // A source outside the grammar is dropped, never refused (issue 15).
+            source: body.source.as_deref().and_then(SourceRef::parse),
         })
     }
 }

@@ -51,6 +51,8 @@ pub fn changes() -> PatchProgramRequest {
         queue_cap: None,
         hourly_cap: None,
         seat_cap: None,
+        title: None,
+        description: None,
     }
 }
 

@@ -8,7 +8,13 @@ use uuid::Uuid;
 
 /// A signup with a fresh request key for notice version 1, permission given.
 pub fn signup_request(email: &str) -> SignupRequest {
-    SignupRequest { request_key: Uuid::new_v4(), email: email.into(), notice_version: 1, permission: true }
+    SignupRequest {
+        request_key: Uuid::new_v4(),
+        email: email.into(),
+        notice_version: 1,
+        permission: true,
+        source: None,
+    }
 }
 
 impl TestApp {
@@ -30,7 +36,8 @@ impl TestApp {
 
     /// A signup with every field chosen by the test.
     pub async fn try_signup_as(&self, slug: &str, key: Uuid, email: &str, version: i32, permission: bool) -> Reply {
-        let request = SignupRequest { request_key: key, email: email.into(), notice_version: version, permission };
+        let request =
+            SignupRequest { request_key: key, email: email.into(), notice_version: version, permission, source: None };
         self.try_signup_with(slug, &request).await
     }
 

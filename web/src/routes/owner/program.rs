@@ -9,6 +9,7 @@ use shared::api::{PatchProgramRequest, Program};
 
 use crate::api::{self, ApiError};
 use crate::components::chart::{Activity, Usage};
+use crate::components::edge::PresentationForm;
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
@@ -68,6 +69,8 @@ fn Overview(
         access_enabled: None,
         queue_cap: None,
         hourly_cap: None,
+        title: None,
+        description: None,
         seat_cap: None,
     };
     let (open, access) = (p.signup_open, p.access_enabled);
@@ -132,5 +135,6 @@ fn Overview(
             <p class="muted small">"The seat cap cannot go below the seats in use (active grants plus unexpired invitations)."</p>
             <button type="submit" disabled=move || pending.get()>"Save caps"</button>
         </form>
+        <PresentationForm p=p.clone() blank=blank.clone() pending change=Callback::new(move |(patch, done)| change(patch, done))/>
     }
 }
