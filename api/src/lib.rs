@@ -30,6 +30,7 @@ pub mod http;
 pub mod identity;
 pub mod metrics;
 pub mod openapi;
+pub mod pow;
 pub mod routes;
 pub mod screening;
 pub mod shutdown;

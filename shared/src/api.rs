@@ -40,6 +40,9 @@ pub struct PublicProgram {
     pub description: Option<String>,
     pub signup_open: bool,
     pub notice: PublicNotice,
+    /// Whether the signup needs a solved challenge (`GET …/challenge`) in `altcha`.
+    #[serde(default)]
+    pub proof_of_work: PowLevel,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +59,11 @@ pub struct SignupRequest {
     #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 40))]
     pub source: Option<String>,
+    /// The solved challenge, as ALTCHA's base64 payload, when the program asks for proof
+    /// of work. Checked after the request key's receipt: a replay needs none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
+    pub altcha: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,6 +202,9 @@ pub struct PatchProgramRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 500))]
     pub description: Option<String>,
+    /// The signup form's proof of work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof_of_work: Option<PowLevel>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,6 +241,7 @@ pub struct Program {
     pub purpose: String,
     pub title: Option<String>,
     pub description: Option<String>,
+    pub proof_of_work: PowLevel,
     pub signup_open: bool,
     pub access_enabled: bool,
     pub queue_cap: i32,

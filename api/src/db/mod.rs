@@ -17,6 +17,7 @@ pub mod grants;
 pub mod invitations;
 pub mod locks;
 pub mod owner_receipts;
+pub mod pow;
 pub mod programs;
 pub mod queue;
 pub mod rate_limits;

@@ -30,18 +30,31 @@ pub struct Target {
     pub workspace_id: Uuid,
 }
 
-/// Resolves the slug and tells whether `request_key` already has a committed receipt
-/// (a plain read, for the rate limiter only; the transaction reads it again).
-pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid) -> Result<Option<(Target, bool)>> {
+/// What admission reads before its transaction: where to lock, whether `request_key`
+/// already has a committed receipt, and the proof of work the form asks for (plain
+/// reads, for the rate limiter and the challenge check; the transaction reads the
+/// receipt again).
+#[derive(Debug, Clone, Copy)]
+pub struct Resolved {
+    pub target: Target,
+    pub committed: bool,
+    pub pow_level: shared::api::PowLevel,
+}
+
+pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid) -> Result<Option<Resolved>> {
     let stmt = client
         .prepare_cached(
             "SELECT p.id, p.workspace_id, EXISTS (SELECT 1 FROM signup_receipts r \
-               WHERE r.program_id = p.id AND r.request_key = $2) \
+               WHERE r.program_id = p.id AND r.request_key = $2), p.pow_level \
              FROM programs p WHERE p.public_slug = $1",
         )
         .await?;
     let row = client.query_opt(&stmt, &[&slug, &request_key]).await?;
-    Ok(row.map(|r| (Target { program_id: r.get(0), workspace_id: r.get(1) }, r.get(2))))
+    Ok(row.map(|r| Resolved {
+        target: Target { program_id: r.get(0), workspace_id: r.get(1) },
+        committed: r.get(2),
+        pow_level: r.get::<_, &str>(3).parse().expect("programs_pow_level constraint"),
+    }))
 }
 
 /// The slug's program, for lock routing only.

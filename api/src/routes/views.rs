@@ -30,6 +30,7 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
         purpose: p.purpose.clone(),
         title: p.title.clone(),
         description: p.description.clone(),
+        proof_of_work: p.pow_level,
         signup_open: p.signup_open,
         access_enabled: p.access_enabled,
         queue_cap: p.queue_cap,

@@ -49,6 +49,7 @@ pub struct ProgramPatch {
     pub seat_cap: Option<i32>,
     pub title: Option<Option<String>>,
     pub description: Option<Option<String>>,
+    pub proof_of_work: Option<shared::api::PowLevel>,
 }
 
 /// Creates a closed program without notice or content, under the workspace lock.
@@ -99,6 +100,7 @@ pub async fn patch(
             seat_cap: change.seat_cap.unwrap_or(before.seat_cap),
             title: change.title.clone().unwrap_or_else(|| before.title.clone()),
             description: change.description.clone().unwrap_or_else(|| before.description.clone()),
+            pow_level: change.proof_of_work.unwrap_or(before.pow_level),
         };
         if after == before {
             return view(o).await;
@@ -146,6 +148,9 @@ fn changes(before: &ProgramSettings, after: &ProgramSettings, revision: i64) -> 
     }
     if before.description != after.description {
         details.push(("descriptionChanged", Detail::Flag(true)));
+    }
+    if before.pow_level != after.pow_level {
+        details.push(("proofOfWork", Detail::Code(after.pow_level.as_str())));
     }
     details.push(("revision", Detail::Number(revision)));
     details

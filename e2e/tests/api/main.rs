@@ -21,6 +21,7 @@ mod metrics;
 mod openapi;
 mod ops;
 mod pool;
+mod pow;
 mod programs;
 mod queue;
 mod redeem;

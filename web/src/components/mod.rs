@@ -12,6 +12,7 @@ pub mod invitation;
 pub mod nav;
 pub mod notice;
 pub mod pager;
+pub mod pow;
 pub mod program_nav;
 pub mod reason;
 pub mod status;

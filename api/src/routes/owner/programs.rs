@@ -66,6 +66,7 @@ impl TryFrom<PatchProgramRequest> for ProgramPatch {
             seat_cap: body.seat_cap.map(cap).transpose()?,
             title: body.title.map(|t| optional_text(t, 80, ErrorCode::InvalidTitle)).transpose()?,
             description: body.description.map(|d| optional_text(d, 500, ErrorCode::InvalidDescription)).transpose()?,
+            proof_of_work: body.proof_of_work,
         })
     }
 }

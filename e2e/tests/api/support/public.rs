@@ -14,6 +14,7 @@ pub fn signup_request(email: &str) -> SignupRequest {
         notice_version: 1,
         permission: true,
         source: None,
+        altcha: None,
     }
 }
 
@@ -36,8 +37,14 @@ impl TestApp {
 
     /// A signup with every field chosen by the test.
     pub async fn try_signup_as(&self, slug: &str, key: Uuid, email: &str, version: i32, permission: bool) -> Reply {
-        let request =
-            SignupRequest { request_key: key, email: email.into(), notice_version: version, permission, source: None };
+        let request = SignupRequest {
+            request_key: key,
+            email: email.into(),
+            notice_version: version,
+            permission,
+            source: None,
+            altcha: None,
+        };
         self.try_signup_with(slug, &request).await
     }
 
