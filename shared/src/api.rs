@@ -118,6 +118,14 @@ pub struct OwnEntry {
     pub position: Option<i64>,
 }
 
+/// `GET /api/me/emails`: the verified addresses of the signed-in account, as the identity
+/// provider reports them now (the header's "Signed in as …").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OwnEmails {
+    pub emails: Vec<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WithdrawResponse {
@@ -207,7 +215,7 @@ pub struct PatchProgramRequest {
     pub proof_of_work: Option<PowLevel>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProgramCounts {
@@ -217,6 +225,21 @@ pub struct ProgramCounts {
     pub hour: i64,
     /// Active grants plus unexpired issued invitations (what the seat cap limits).
     pub seats: i64,
+    /// Entries waiting in the queue.
+    #[serde(default)]
+    pub waiting: i64,
+    /// Entries selected that hold no live invitation (a code is still to be issued).
+    #[serde(default)]
+    pub selected: i64,
+    /// Entries whose code was redeemed and who hold access.
+    #[serde(default)]
+    pub active: i64,
+    /// Unexpired issued invitations whose delivery is not recorded (cannot be redeemed yet).
+    #[serde(default)]
+    pub not_sent: i64,
+    /// Unexpired issued invitations that expire within 48 hours.
+    #[serde(default)]
+    pub expiring_soon: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -278,6 +301,9 @@ pub struct EntrySummary {
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     pub notice_version: i32,
+    /// The entry's issued invitation, while it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invitation: Option<QueuedInvitation>,
     /// The source the applicant came from (`?ref=`), if any.
     #[serde(default, rename = "ref")]
     pub source: Option<String>,
@@ -287,6 +313,17 @@ pub struct EntrySummary {
     /// With `possible_duplicate`: the program's earliest entry of the same mailbox.
     #[serde(default)]
     pub duplicate_of: Option<Uuid>,
+}
+
+/// What the queue shows of an entry's issued invitation: when it expires and whether the
+/// owner recorded sending it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct QueuedInvitation {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub expires_at: Timestamp,
+    pub sent: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -432,6 +469,33 @@ pub struct DeliveryRecordRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 160))]
     pub reference: Option<String>,
+}
+
+/// `POST /api/owner/programs/{id}/invitations/delivery-records`: mark the issued
+/// invitations of these entries sent through one channel, in one audited step (after a
+/// bulk issue). Invitations already marked are left as they were, so a retry is harmless.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BulkDeliveryRequest {
+    /// Distinct entries of the program, each with an issued, unexpired invitation (1–[`BULK_ISSUE_MAX`]).
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 500))]
+    pub entry_ids: Vec<Uuid>,
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 80))]
+    pub channel: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 160))]
+    pub reference: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct BulkDeliveryResponse {
+    /// Invitations marked sent by this request.
+    pub marked: i64,
+    /// Invitations that were marked sent before (left as they were).
+    pub already_marked: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,6 +6,7 @@ pub mod api;
 pub mod edge;
 pub mod email;
 pub mod error;
+pub mod integrations;
 pub mod slug;
 pub mod source_ref;
 pub mod states;

@@ -37,6 +37,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/owner/programs/:id/audit") view=owner::audit::Audit/>
                     <Route path=path!("/owner/programs/:id/entries/:entry") view=owner::entry::EntryPage/>
                     <Route path=path!("/owner/workspaces/:id/owners") view=owner::owners::Owners/>
+                    <Route path=path!("/owner/workspaces/:id/integrations") view=owner::integrations::Integrations/>
                 </Routes>
             </main>
             <footer class="site-footer wrap">

@@ -154,8 +154,9 @@ pub async fn insert(
     let digests: Vec<&[u8]> = entries_and_digests.iter().map(|(_, d)| d.as_slice()).collect();
     let stmt = tx.prepare_cached(&sql).await?;
     let rows = tx.query(&stmt, &[&program_id, &entries, &digests, &now, &expires_at]).await?;
+    let place: std::collections::HashMap<Uuid, usize> = entries.iter().enumerate().map(|(i, e)| (*e, i)).collect();
     let mut out: Vec<InvitationRow> = rows.iter().map(InvitationRow::from).collect();
-    out.sort_by_key(|r| entries.iter().position(|e| *e == r.entry_id));
+    out.sort_by_key(|r| place.get(&r.entry_id).copied());
     Ok(out)
 }
 
@@ -173,4 +174,21 @@ pub async fn record_delivery(
     );
     let stmt = tx.prepare_cached(&sql).await?;
     Ok(InvitationRow::from(&tx.query_one(&stmt, &[&id, &now, &channel, &reference]).await?))
+}
+
+/// Records one delivery (channel, reference) on every listed invitation at `now`.
+pub async fn record_deliveries(
+    tx: &Transaction<'_>,
+    ids: &[Uuid],
+    channel: &str,
+    reference: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<u64> {
+    let stmt = tx
+        .prepare_cached(
+            "UPDATE invitations SET delivery_recorded_at = $2, delivery_channel = $3, delivery_reference = $4 \
+             WHERE id = ANY($1)",
+        )
+        .await?;
+    Ok(tx.execute(&stmt, &[&ids, &now, &channel, &reference]).await?)
 }

@@ -8,6 +8,8 @@
 
 mod error;
 
+pub mod admission_hook;
+pub mod api_keys;
 pub mod audit;
 mod connect;
 pub mod content;
@@ -16,13 +18,17 @@ pub mod entries;
 pub mod grants;
 pub mod invitations;
 pub mod locks;
+pub mod outbox;
 pub mod owner_receipts;
 pub mod pow;
 pub mod programs;
 pub mod queue;
 pub mod rate_limits;
+pub mod server_api;
 pub mod signups;
 pub mod staff;
+pub mod webhooks;
+pub mod workspace_audit;
 
 pub use error::DbError;
 
@@ -144,6 +150,29 @@ where
 {
     let mut client = pool.get().await.map_err(DbError::from)?;
     transaction_on(&mut client, body).await
+}
+
+/// Runs `body` once in a `REPEATABLE READ READ ONLY` transaction on one pooled
+/// connection: every statement reads the one snapshot taken by the first, so a long read
+/// (the export, streamed while the client downloads it) is consistent without holding a
+/// row lock that writers would wait behind. Read-only and lock-free, it cannot meet a
+/// serialization failure, so it is never retried (a retry could repeat what was sent).
+pub async fn snapshot<T, E, F>(pool: &Pool, body: F) -> Result<T, E>
+where
+    E: From<DbError>,
+    F: AsyncFnOnce(&Transaction<'_>) -> Result<T, E>,
+{
+    let mut client = pool.get().await.map_err(DbError::from)?;
+    let tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await
+        .map_err(DbError::from)?;
+    let value = body(&tx).await?;
+    tx.commit().await.map_err(DbError::from)?;
+    Ok(value)
 }
 
 /// [`transaction`] on a connection the caller already holds (so one request uses one

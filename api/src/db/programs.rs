@@ -53,6 +53,13 @@ pub async fn workspace_of(client: &impl GenericClient, program_id: Uuid) -> Resu
 pub struct Summary {
     pub hour: i64,
     pub seats: i64,
+    pub waiting: i64,
+    pub selected: i64,
+    pub active: i64,
+    /// Unexpired issued invitations without a delivery record.
+    pub not_sent: i64,
+    /// Unexpired issued invitations expiring within 48 hours.
+    pub expiring_soon: i64,
     pub notice: Option<NoticeRow>,
     pub has_content: bool,
 }
@@ -82,8 +89,15 @@ pub async fn with_summaries(
               AND bucket_start = date_trunc('hour', $3 AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), \
            {seats}, \
            EXISTS (SELECT 1 FROM early_access_content WHERE program_id = p.id), \
-           n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at \
+           n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, \
+           s.waiting, s.selected, s.active, o.not_sent, o.expiring_soon \
          FROM programs p LEFT JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
+         CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE state = 'waiting') AS waiting, \
+              count(*) FILTER (WHERE state = 'selected') AS selected, \
+              count(*) FILTER (WHERE state = 'active') AS active FROM entries WHERE program_id = p.id) s \
+         CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE delivery_recorded_at IS NULL) AS not_sent, \
+              count(*) FILTER (WHERE expires_at <= $3::timestamptz + interval '48 hours') AS expiring_soon \
+              FROM invitations WHERE program_id = p.id AND state = 'issued' AND expires_at > $3) o \
          WHERE p.workspace_id = $1 AND ($2::uuid IS NULL OR p.id = $2) ORDER BY p.created_at, p.id",
         columns = program_columns.join(", "),
         seats = seats_expr("p.id", "$3"),
@@ -103,8 +117,17 @@ pub async fn with_summaries(
                 retention_text: r.get(width + 7),
                 published_at: r.get(width + 8),
             });
-            let summary =
-                Summary { hour: r.get(width), seats: r.get(width + 1), notice, has_content: r.get(width + 2) };
+            let summary = Summary {
+                hour: r.get(width),
+                seats: r.get(width + 1),
+                waiting: r.get(width + 9),
+                selected: r.get(width + 10),
+                active: r.get(width + 11),
+                not_sent: r.get(width + 12),
+                expiring_soon: r.get(width + 13),
+                notice,
+                has_content: r.get(width + 2),
+            };
             (ProgramRow::from(r), summary)
         })
         .collect())

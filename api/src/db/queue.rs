@@ -47,6 +47,8 @@ pub struct EntryRow {
     pub created_at: DateTime<Utc>,
     pub notice_version: i32,
     pub permission_at: DateTime<Utc>,
+    /// The issued invitation, if any: when it expires and whether its delivery is recorded.
+    pub invitation: Option<(DateTime<Utc>, bool)>,
     pub source_ref: Option<String>,
     pub disposable_domain: bool,
     pub duplicate_of: Option<Uuid>,
@@ -65,11 +67,14 @@ impl EntryRow {
     }
 }
 
-const ENTRY_COLUMNS: &str =
-    "e.id, e.email_key, e.state, e.created_at, n.version, e.permission_at, e.source_ref, e.disposable_domain, \
-     e.duplicate_of";
+const ENTRY_COLUMNS: &str = "e.id, e.email_key, e.state, e.created_at, n.version, e.permission_at, \
+                             i.expires_at, i.delivery_recorded_at IS NOT NULL, e.source_ref, e.disposable_domain, \
+                             e.duplicate_of";
 /// How many columns [`ENTRY_COLUMNS`] names.
-const ENTRY_WIDTH: usize = 9;
+const ENTRY_WIDTH: usize = 11;
+/// An entry with its notice and its issued invitation (at most one: `one_issued_invite_per_entry`).
+const ENTRY_FROM: &str = "entries e JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id \
+                          LEFT JOIN invitations i ON i.entry_id = e.id AND i.state = 'issued'";
 
 impl From<&Row> for EntryRow {
     fn from(r: &Row) -> Self {
@@ -80,9 +85,10 @@ impl From<&Row> for EntryRow {
             created_at: r.get(3),
             notice_version: r.get(4),
             permission_at: r.get(5),
-            source_ref: r.get(6),
-            disposable_domain: r.get(7),
-            duplicate_of: r.get(8),
+            invitation: r.get::<_, Option<DateTime<Utc>>>(6).map(|at| (at, r.get(7))),
+            source_ref: r.get(8),
+            disposable_domain: r.get(9),
+            duplicate_of: r.get(10),
         }
     }
 }
@@ -101,7 +107,7 @@ pub struct Filter {
 /// Up to `limit` entries after the cursor, in queue order.
 pub async fn page(client: &Transaction<'_>, program_id: Uuid, filter: &Filter, limit: i64) -> Result<Vec<EntryRow>> {
     let sql = format!(
-        r"SELECT {ENTRY_COLUMNS} FROM entries e JOIN notices n ON n.id = e.notice_id
+        r"SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM}
           WHERE e.program_id = $1
             AND ($2::text IS NULL OR e.state = $2)
             AND ($3::text IS NULL OR e.email_key ILIKE $3 ESCAPE '\')
@@ -135,22 +141,35 @@ fn escape_like(fragment: &str) -> String {
     })
 }
 
-/// Every entry of the program, in queue order (the owner's export).
-pub async fn all(client: &Transaction<'_>, program_id: Uuid) -> Result<Vec<EntryRow>> {
-    let sql = format!(
-        "SELECT {ENTRY_COLUMNS} FROM entries e JOIN notices n ON n.id = e.notice_id \
-         WHERE e.program_id = $1 ORDER BY e.created_at, e.id"
-    );
-    let stmt = client.prepare_cached(&sql).await?;
-    Ok(client.query(&stmt, &[&program_id]).await?.iter().map(EntryRow::from).collect())
+/// Every entry of the program, in queue order (the owner's export), read through one
+/// portal `batch` rows at a time and handed to `sink` batch by batch, so the caller
+/// never holds more than a batch. Stops when `sink` answers `false` (its reader has
+/// gone); answers whether every row was handed over. Call it inside a snapshot
+/// (`db::snapshot`): the portal's rows then all come from one instant.
+pub async fn export<F>(tx: &Transaction<'_>, program_id: Uuid, batch: i32, mut sink: F) -> Result<bool>
+where
+    F: AsyncFnMut(Vec<EntryRow>) -> bool,
+{
+    let sql = format!("SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM} WHERE e.program_id = $1 ORDER BY e.created_at, e.id");
+    let stmt = tx.prepare_cached(&sql).await?;
+    let portal = tx.bind(&stmt, &[&program_id]).await?;
+    loop {
+        let rows = tx.query_portal(&portal, batch).await?;
+        let last = rows.len() < usize::try_from(batch).unwrap_or(usize::MAX);
+        if !rows.is_empty() && !sink(rows.iter().map(EntryRow::from).collect()).await {
+            return Ok(false);
+        }
+        if last {
+            return Ok(true);
+        }
+    }
 }
 
 /// One entry of the program with the notice it was admitted under.
 pub async fn one(client: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Option<(EntryRow, NoticeRow)>> {
     let sql = format!(
         "SELECT {ENTRY_COLUMNS}, n.id, n.purpose, n.contact_text, n.retention_text, n.published_at \
-         FROM entries e JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id \
-         WHERE e.id = $1 AND e.program_id = $2"
+         FROM {ENTRY_FROM} WHERE e.id = $1 AND e.program_id = $2"
     );
     let stmt = client.prepare_cached(&sql).await?;
     Ok(client.query_opt(&stmt, &[&id, &program_id]).await?.map(|r| {

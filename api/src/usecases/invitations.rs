@@ -267,6 +267,43 @@ pub async fn record_delivery(
     .await
 }
 
+/// What marking a batch sent did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deliveries {
+    pub marked: usize,
+    pub already_marked: usize,
+}
+
+/// Marks the issued invitations of these entries (distinct, sorted ids) sent through one
+/// channel: every entry must hold an issued, unexpired invitation, or nothing changes.
+/// Set semantics instead of a request key: an invitation marked before is left as it was
+/// and counted, so a retry after a lost answer marks nothing twice. One statement records
+/// the deliveries and one the `delivery_recorded` events, in the same transaction.
+pub async fn record_deliveries(
+    pool: &Pool,
+    user_id: &str,
+    program_id: Uuid,
+    sorted_entry_ids: &[Uuid],
+    (channel, reference): (&str, Option<&str>),
+) -> Result<Deliveries, InvitationError> {
+    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
+        entries::lock_many(o.tx, o.program.id, sorted_entry_ids).await?.ok_or(InvitationError::NotFound)?;
+        let issued = invitations::lock_issued(o.tx, sorted_entry_ids).await?;
+        if issued.len() != sorted_entry_ids.len() || issued.iter().any(|i| i.expires_at <= o.now) {
+            return Err(InvitationError::NotIssued);
+        }
+        let (before, todo): (Vec<_>, Vec<_>) = issued.into_iter().partition(|i| i.delivery_recorded_at.is_some());
+        if !todo.is_empty() {
+            let ids: Vec<Uuid> = todo.iter().map(|i| i.id).collect();
+            invitations::record_deliveries(o.tx, &ids, channel, reference, o.now).await?;
+            let events: Vec<_> = todo.iter().map(|i| (i.entry_id, vec![("invitationId", Detail::Id(i.id))])).collect();
+            audit::record_many(o.tx, o.program.id, &events, o.actor(), EventType::DeliveryRecorded, o.now).await?;
+        }
+        Ok(Deliveries { marked: todo.len(), already_marked: before.len() })
+    })
+    .await
+}
+
 /// Issued → revoked, and the entry back to `selected` (a reissue needs a new key).
 pub async fn revoke(pool: &Pool, user_id: &str, invitation_id: Uuid) -> Result<InvitationRow, InvitationError> {
     owner::write(pool, user_id, Scope::Invitation(invitation_id), async |o| {

@@ -13,6 +13,8 @@
 //! and owners).
 
 pub mod admission;
+pub mod admission_hook;
+pub mod api_keys;
 pub mod decisions;
 pub mod invitations;
 pub mod membership;
@@ -21,6 +23,8 @@ pub mod programs;
 pub mod queue;
 pub mod recipient;
 pub mod redemption;
+pub mod server_api;
+pub mod webhooks;
 mod withdrawal;
 
 pub use owner::NotFound;

@@ -13,7 +13,7 @@
 
 use crate::db::audit::Actor;
 use crate::db::locks::{self, ProgramRow, Strength};
-use crate::db::{self, grants, invitations, staff, TxError};
+use crate::db::{self, grants, invitations, staff, DbError, TxError};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::{Pool, Transaction};
 use uuid::Uuid;
@@ -84,6 +84,24 @@ where
     db::transaction(pool, async |tx| {
         let owned = enter::<E>(tx, user_id, scope, strength).await?;
         body(&owned).await
+    })
+    .await
+}
+
+/// Runs an owner's long read of a program on one snapshot (`db::snapshot`), without row
+/// locks: a download that lasts as long as the client takes to read it must not hold
+/// the program `FOR SHARE`, which every signup and owner write would wait behind. The
+/// ownership checks read the same snapshot as the body, so the read is exactly what an
+/// owner could see at that instant. `body` gets the transaction and the program's id.
+pub async fn snapshot<T, E, F>(pool: &Pool, user_id: &str, program_id: Uuid, body: F) -> Result<T, E>
+where
+    E: From<DbError> + From<NotFound>,
+    F: AsyncFnOnce(&Transaction<'_>, Uuid) -> Result<T, E>,
+{
+    db::snapshot(pool, async |tx| {
+        let workspace_id = crate::db::programs::workspace_of(tx, program_id).await?.ok_or(NotFound)?;
+        staff::active_owner(tx, workspace_id, user_id).await?.ok_or(NotFound)?;
+        body(tx, program_id).await
     })
     .await
 }

@@ -56,9 +56,22 @@ pub async fn detail(pool: &Pool, user_id: &str, program_id: Uuid, entry_id: Uuid
     .await
 }
 
-/// Every entry of the program, in queue order.
-pub async fn export(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<Vec<EntryRow>, ReadError> {
-    owner::read(pool, user_id, Scope::Program(program_id), async |o| Ok(queue::all(o.tx, o.program.id).await?)).await
+/// Rows per batch of the export: about 130 kB of CSV.
+const EXPORT_BATCH: i32 = 1000;
+
+/// Every entry of the program, in queue order, on one snapshot and without row locks
+/// (`owner::snapshot`: a download must not hold signups up), handed to `sink` in
+/// batches as they are read; `sink` answers `false` to stop (its reader has gone).
+/// Ownership is decided before the first batch: a `NotFound` comes before any row.
+pub async fn export<F>(pool: &Pool, user_id: &str, program_id: Uuid, sink: F) -> Result<(), ReadError>
+where
+    F: AsyncFnMut(Vec<EntryRow>) -> bool,
+{
+    owner::snapshot(pool, user_id, program_id, async |tx, program_id| {
+        queue::export(tx, program_id, EXPORT_BATCH, sink).await?;
+        Ok(())
+    })
+    .await
 }
 
 /// Up to `limit` events with an id above `after`, in id order, and whether more follow.

@@ -168,3 +168,14 @@ async fn withdrawal_revokes_an_issued_invitation_and_an_active_grant() {
         (shared::EntryState::Withdrawn, Some(shared::InvitationState::Revoked))
     );
 }
+
+/// Issue 19, item 2: the header's "Signed in as …" comes from the caller's verified
+/// addresses, asked of the identity provider; nobody signed out gets any.
+#[tokio::test]
+async fn the_signed_in_user_reads_their_own_verified_addresses() {
+    let (app, _, _, _) = queue().await;
+    let b = app.recipient("b@example.com").await;
+    let own: shared::api::OwnEmails = b.get("/api/me/emails").await.expect(200);
+    assert_eq!(own.emails, ["b@example.com"]);
+    app.get("/api/me/emails", None).await.assert(401);
+}

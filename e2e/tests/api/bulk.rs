@@ -5,7 +5,10 @@
 use crate::support::invitations::{delivery, expiring_in};
 use crate::support::secrets::{assert_not_stored, hex, sha256_hex};
 use crate::support::{Owner, Reply, TestApp};
-use shared::api::{BulkIssueReceipt, BulkIssueRequest, BulkSelectRequest, EntrySearch, IssuedInvitation};
+use serde_json::json;
+use shared::api::{
+    BulkDeliveryResponse, BulkIssueReceipt, BulkIssueRequest, BulkSelectRequest, EntrySearch, IssuedInvitation,
+};
 use uuid::Uuid;
 
 async fn count(app: &TestApp, sql: &str) -> i64 {
@@ -177,4 +180,48 @@ async fn owner_flows_leave_no_code_or_email_in_the_server_output() {
         assert!(!output.contains(email), "an email reached the server output");
     }
     assert!(!output.contains(".secret"), "a local part reached the server output");
+}
+
+/// Issue 19, item 1: after a bulk issue the owner marks the whole batch sent in one audited
+/// step; the queue and the program's counts show which codes are not marked sent yet.
+#[tokio::test]
+async fn a_bulk_issued_batch_is_marked_sent_in_one_step_and_the_queue_shows_it() {
+    let app = TestApp::spawn().await;
+    let (owner, _, program) = app.queue_of("mark-sent", 3).await;
+    owner.select_bulk(program, 3, "meets_policy").await;
+    let ids = app.queued_entries(program, 3).await;
+    owner.try_issue_bulk(program, &Owner::bulk_request(&ids[..2], 1)).await.assert(201);
+
+    let counts = owner.program(program).await.counts;
+    assert_eq!((counts.not_sent, counts.expiring_soon, counts.selected), (2, 2, 1), "{counts:?}");
+    let page = owner.entries(program, "").await;
+    let badges: Vec<_> = page.entries.iter().map(|e| e.invitation.as_ref().map(|i| i.sent)).collect();
+    assert_eq!(badges, [Some(false), Some(false), None], "the two invited entries show unsent codes");
+
+    let path = format!("/api/owner/programs/{program}/invitations/delivery-records");
+    // All or nothing: the third entry holds no invitation, so nothing is marked.
+    let with_unissued = json!({"entryIds": ids, "channel": "email"});
+    owner.post(&path, &with_unissued).await.expect_error(409, "invitation_not_issued");
+    owner.post(&path, &json!({"entryIds": [], "channel": "email"})).await.assert(400);
+    owner
+        .post(&path, &json!({"entryIds": ids[..2], "channel": "email", "reference": "u0@example.com"}))
+        .await
+        .assert(400);
+
+    let body = json!({"entryIds": ids[..2], "channel": "email", "reference": "launch mail merge"});
+    let done: BulkDeliveryResponse = owner.post(&path, &body).await.expect(200);
+    assert_eq!((done.marked, done.already_marked), (2, 0));
+    let events = count(&app, "SELECT count(*) FROM audit_events WHERE event_type = 'delivery_recorded'").await;
+    assert_eq!(events, 2, "one event per invitation");
+    // A retry after a lost answer marks nothing twice.
+    let again: BulkDeliveryResponse = owner.post(&path, &body).await.expect(200);
+    assert_eq!((again.marked, again.already_marked), (0, 2));
+    assert_eq!(count(&app, "SELECT count(*) FROM audit_events WHERE event_type = 'delivery_recorded'").await, 2);
+
+    assert_eq!(owner.program(program).await.counts.not_sent, 0);
+    let sent: Vec<_> =
+        owner.entries(program, "").await.entries.iter().map(|e| e.invitation.as_ref().map(|i| i.sent)).collect();
+    assert_eq!(sent, [Some(true), Some(true), None]);
+    let channels = count(&app, "SELECT count(*) FROM invitations WHERE delivery_channel = 'email' AND delivery_reference = 'launch mail merge'").await;
+    assert_eq!(channels, 2);
 }

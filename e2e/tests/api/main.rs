@@ -6,6 +6,7 @@
 mod common;
 mod support;
 
+mod admission_hook;
 mod applicant;
 mod audit;
 mod bulk;
@@ -13,6 +14,7 @@ mod cli;
 mod content;
 mod early_access;
 mod edge;
+mod export;
 mod faults;
 mod foundation;
 mod invitations;
@@ -26,5 +28,7 @@ mod programs;
 mod queue;
 mod redeem;
 mod security_headers;
+mod server_api;
 mod signup;
 mod spa;
+mod webhooks;

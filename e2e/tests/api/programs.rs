@@ -39,7 +39,7 @@ async fn a_new_program_is_closed_without_notice_or_content_and_is_listed() {
     assert_eq!(p.revision, 1);
     assert_eq!(p.notice, None);
     assert!(!p.has_content);
-    assert_eq!(p.counts, ProgramCounts { queue: 0, hour: 0, seats: 0 });
+    assert_eq!(p.counts, ProgramCounts::default());
     assert_eq!(owner.program(p.id).await, p);
     assert_eq!(owner.programs(ws).await, vec![p]);
     app.get("/api/public/programs/beta-1", None).await.assert(404);
@@ -219,7 +219,7 @@ async fn lowering_caps_keeps_existing_entries_and_stops_new_ones() {
     }
     let lower = PatchProgramRequest { queue_cap: Some(1), hourly_cap: Some(2), ..changes() };
     let p = owner.patch_program(program, lower).await;
-    assert_eq!(p.counts, ProgramCounts { queue: 3, hour: 3, seats: 0 });
+    assert_eq!(p.counts, ProgramCounts { queue: 3, hour: 3, waiting: 3, ..ProgramCounts::default() });
     app.try_signup("beta", "d@example.com").await.assert(429);
     let n: i64 =
         app.scalar("SELECT count(*) FROM entries WHERE program_id = $1 AND state = 'waiting'", &[&program]).await;

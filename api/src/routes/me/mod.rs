@@ -13,6 +13,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(session::me)
+        .service(session::emails)
         .service(entries::list)
         .service(waitlist::status)
         .service(waitlist::withdraw)

@@ -2,14 +2,27 @@
 //! state, created_at, notice_version, permission_at, ref) — no codes, no digests. Policy:
 //! text a person typed (the email) is neutralized against spreadsheet formulas (a
 //! leading `=`, `+`, `-`, `@`, tab or CR gets a `'` prefix) and quoted per RFC 4180.
+//!
+//! The export streams: a task reads the program on one snapshot in batches
+//! (`usecases::queue::export`) and hands each batch, as CSV, to the response body
+//! through a channel of [`IN_FLIGHT`] chunks, so the API holds a few batches whatever
+//! the program's size, and a client that reads slowly slows the reading down. A 404 is
+//! decided before the first byte; a failure after it cuts the body short (the chunked
+//! encoding then never ends, so the client sees a broken download, not a short file).
 
-use crate::http::error::Result;
+use crate::db::queue::EntryRow;
+use crate::http::error::{ApiError, Result};
 use crate::identity::Session;
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::queue;
+use crate::usecases::{queue, ReadError};
+use actix_web::body::{BodyStream, MessageBody};
 use actix_web::http::header;
+use actix_web::web::Bytes;
 use actix_web::{get, web, HttpResponse, HttpResponseBuilder};
+use deadpool_postgres::Pool;
+use futures_util::stream::{self, StreamExt as _};
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 /// One CSV cell of person-supplied text: formula-neutralized, then quoted if needed.
@@ -23,35 +36,83 @@ pub(super) fn csv_cell(s: &str) -> String {
 }
 
 /// A CSV download (the API scope adds `Cache-Control: private, no-store`).
-pub(super) fn csv_response(mut builder: HttpResponseBuilder, filename: &str, body: String) -> HttpResponse {
+pub(super) fn csv_response(
+    mut builder: HttpResponseBuilder,
+    filename: &str,
+    body: impl MessageBody + 'static,
+) -> HttpResponse {
     builder
         .insert_header((header::CONTENT_TYPE, "text/csv; charset=utf-8"))
         .insert_header((header::CONTENT_DISPOSITION, format!("attachment; filename=\"{filename}\"")))
         .body(body)
 }
 
+const HEADER: &str = "id,email,state,created_at,notice_version,permission_at,ref\r\n";
+
+/// Batches of CSV between the reading task and the response body.
+const IN_FLIGHT: usize = 2;
+
+type Chunk = std::result::Result<Bytes, std::io::Error>;
+
 #[utoipa::path(operation_id = "exportEntries", responses(
     (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at,ref (formula-neutralized).", content_type = "text/csv", body = String),
 ))]
 #[get("/owner/programs/{id}/entries.csv")]
 async fn export(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
-    let rows = queue::export(&state.pool, &session.user_id, *id).await?;
-    let mut csv = String::from("id,email,state,created_at,notice_version,permission_at,ref\r\n");
-    for e in rows {
-        let line = [
-            e.id.to_string(),
-            csv_cell(&e.email),
-            e.state.to_string(),
-            rfc3339(e.created_at),
-            e.notice_version.to_string(),
-            rfc3339(e.permission_at),
-            // The grammar (a-z 0-9 _ -) needs no quoting; a leading `-` is neutralized.
-            e.source_ref.as_deref().map(csv_cell).unwrap_or_default(),
-        ];
-        csv.push_str(&line.join(","));
-        csv.push_str("\r\n");
+    let (started, decided) = oneshot::channel();
+    let (chunks, body) = mpsc::channel(IN_FLIGHT);
+    actix_web::rt::spawn(read_batches(state.pool.clone(), session.user_id.clone(), *id, started, chunks));
+    decided.await.map_err(|_| ApiError::Internal(anyhow::anyhow!("the export's reader stopped")))??;
+    let rows = stream::unfold(body, |mut body| async move { body.recv().await.map(|chunk| (chunk, body)) });
+    let csv = stream::once(async { Ok(Bytes::from_static(HEADER.as_bytes())) }).chain(rows);
+    Ok(csv_response(HttpResponse::Ok(), "entries.csv", BodyStream::new(csv)))
+}
+
+/// The export's reading task: tells `started` whether the export may begin (with its
+/// first batch, or at the end for an empty program), then sends the batches as CSV.
+async fn read_batches(
+    pool: Pool,
+    user_id: String,
+    program_id: Uuid,
+    started: oneshot::Sender<std::result::Result<(), ReadError>>,
+    chunks: mpsc::Sender<Chunk>,
+) {
+    let mut started = Some(started);
+    let outcome = queue::export(&pool, &user_id, program_id, async |rows: Vec<EntryRow>| {
+        if started.take().is_some_and(|s| s.send(Ok(())).is_err()) {
+            return false;
+        }
+        let mut csv = String::with_capacity(rows.len() * 128);
+        rows.iter().for_each(|e| push_line(&mut csv, e));
+        chunks.send(Ok(Bytes::from(csv))).await.is_ok()
+    })
+    .await;
+    match (started.take(), outcome) {
+        (Some(started), outcome) => {
+            let _ = started.send(outcome);
+        }
+        (None, Ok(())) => {}
+        (None, Err(e)) => {
+            tracing::error!(error = %e, "the export failed after it began");
+            let _ = chunks.send(Err(std::io::Error::other("the export failed after it began"))).await;
+        }
     }
-    Ok(csv_response(HttpResponse::Ok(), "entries.csv", csv))
+}
+
+/// One row, exactly as the export has always written it.
+fn push_line(csv: &mut String, e: &EntryRow) {
+    let line = [
+        e.id.to_string(),
+        csv_cell(&e.email),
+        e.state.to_string(),
+        rfc3339(e.created_at),
+        e.notice_version.to_string(),
+        rfc3339(e.permission_at),
+        // The grammar (a-z 0-9 _ -) needs no quoting; a leading `-` is neutralized.
+        e.source_ref.as_deref().map(csv_cell).unwrap_or_default(),
+    ];
+    csv.push_str(&line.join(","));
+    csv.push_str("\r\n");
 }
 
 #[cfg(test)]

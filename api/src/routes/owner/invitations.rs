@@ -1,6 +1,6 @@
 //! Invitations: `POST …/entries/{entryId}/invitations` (issue), `POST
-//! …/programs/{id}/invitations/bulk`, `POST /api/owner/invitations/{id}/delivery-record`
-//! and `POST /api/owner/invitations/{id}/revoke` (`usecases::invitations`). A code leaves
+//! …/programs/{id}/invitations/bulk`, `POST /api/owner/invitations/{id}/delivery-record`,
+//! `POST …/programs/{id}/invitations/delivery-records` (a batch marked sent) and `POST /api/owner/invitations/{id}/revoke` (`usecases::invitations`). A code leaves
 //! the server once: in the 201 built here after COMMIT (JSON, or the bulk CSV) — never
 //! in a replay, a log line, an event or an error.
 
@@ -15,8 +15,8 @@ use crate::usecases::invitations::{self, Batch, Expiry, Issued};
 use actix_web::{post, web, HttpResponse};
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use shared::api::{
-    BulkIssueReceipt, BulkIssueRequest, BulkIssuedInvitation, DeliveryRecordRequest, Invitation,
-    IssueInvitationRequest, IssuedInvitation, BULK_ISSUE_MAX,
+    BulkDeliveryRequest, BulkDeliveryResponse, BulkIssueReceipt, BulkIssueRequest, BulkIssuedInvitation,
+    DeliveryRecordRequest, Invitation, IssueInvitationRequest, IssuedInvitation, BULK_ISSUE_MAX,
 };
 use shared::{EmailKey, ErrorCode};
 use uuid::Uuid;
@@ -141,6 +141,27 @@ async fn delivery_record(
     let invitation =
         invitations::record_delivery(&state.pool, key, &session.user_id, *id, body.request_key, texts).await?;
     Ok(HttpResponse::Ok().json(views::invitation(&invitation)))
+}
+
+/// After a bulk issue: the batch marked sent through one channel, in one audited step.
+#[utoipa::path(operation_id = "recordDeliveries", request_body = BulkDeliveryRequest, responses(
+    (status = 200, description = "Every listed entry's invitation is marked sent (those marked before are left as they were).", body = BulkDeliveryResponse),
+    (status = 409, description = "An entry holds no issued, unexpired invitation (`invitation_not_issued`); nothing was marked."),
+))]
+#[post("/owner/programs/{id}/invitations/delivery-records")]
+async fn delivery_records(
+    state: web::Data<AppState>,
+    session: Session,
+    id: web::Path<Uuid>,
+    body: web::Json<BulkDeliveryRequest>,
+) -> Result<HttpResponse> {
+    let channel = attestation_text(&body.channel, 80)?;
+    let reference = body.reference.as_deref().map(|r| attestation_text(r, 160)).transpose()?;
+    let ids = sorted_entry_ids(&body.entry_ids)?;
+    let done = invitations::record_deliveries(&state.pool, &session.user_id, *id, &ids, (channel, reference)).await?;
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    Ok(HttpResponse::Ok()
+        .json(BulkDeliveryResponse { marked: count(done.marked), already_marked: count(done.already_marked) }))
 }
 
 /// Issued → revoked, and the entry back to `selected` (a reissue needs a new key).

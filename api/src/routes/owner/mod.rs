@@ -3,6 +3,8 @@
 //! revoked owner and an owner of another workspace all get the same 404 as an absent
 //! object (declared once for every owner operation in the OpenAPI document).
 
+mod admission_hook;
+mod api_keys;
 mod content;
 mod decisions;
 mod entries;
@@ -12,6 +14,7 @@ mod grants;
 mod invitations;
 mod notices;
 mod programs;
+mod webhooks;
 mod workspaces;
 
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -37,9 +40,13 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(invitations::issue)
         .service(invitations::issue_bulk)
         .service(invitations::delivery_record)
+        .service(invitations::delivery_records)
         .service(invitations::revoke)
         .service(grants::revoke)
         .service(content::get)
         .service(content::put)
         .service(events::list);
+    webhooks::configure(cfg);
+    api_keys::configure(cfg);
+    admission_hook::configure(cfg);
 }

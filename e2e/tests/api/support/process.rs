@@ -73,6 +73,11 @@ impl ApiProcess {
         ApiProcess { base, log, child }
     }
 
+    /// The process id (for /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("vestibule is running")
+    }
+
     /// SIGKILL: no shutdown, no flush, no goodbye.
     pub async fn kill(&mut self) {
         self.child.kill().await.unwrap();

@@ -7,6 +7,7 @@ pub mod content;
 pub mod dashboard;
 pub mod entry;
 pub mod entry_actions;
+pub mod integrations;
 pub mod new_program;
 pub mod notice;
 pub mod owners;
