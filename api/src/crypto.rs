@@ -44,6 +44,28 @@ pub fn code_digest(code: &str) -> Option<Vec<u8>> {
     (bytes.len() == 32).then(|| digest::digest(&digest::SHA256, &bytes).as_ref().to_vec())
 }
 
+/// A fresh cohort code: (the code as shown once, in groups of four, and the SHA-256 of
+/// its canonical text to store). 10 bytes from the OS RNG, 80 bits, as 16 characters of
+/// Crockford base32.
+pub fn new_cohort_code() -> (String, Vec<u8>) {
+    use shared::cohort::{display_code, ALPHABET};
+    let mut bytes = [0u8; 10];
+    SystemRandom::new().fill(&mut bytes).expect("the OS random source works");
+    let bits = bytes.iter().fold(0u128, |acc, b| (acc << 8) | u128::from(*b));
+    let canonical: String = (0..16).rev().map(|i| char::from(ALPHABET[((bits >> (i * 5)) & 31) as usize])).collect();
+    let digest = cohort_digest(&canonical);
+    (display_code(&canonical), digest)
+}
+
+/// The digest of a cohort code as typed, if it is one (see `shared::cohort`).
+pub fn cohort_code_digest(typed: &str) -> Option<Vec<u8>> {
+    shared::cohort::canonical_code(typed).map(|c| cohort_digest(&c))
+}
+
+fn cohort_digest(canonical: &str) -> Vec<u8> {
+    digest::digest(&digest::SHA256, canonical.as_bytes()).as_ref().to_vec()
+}
+
 /// `N` bytes from the OS RNG.
 pub fn random_bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
@@ -119,6 +141,16 @@ mod tests {
         assert_eq!(code.len(), 43);
         assert_eq!(code_digest(&code), Some(digest));
         assert_ne!(new_code().0, code);
+    }
+
+    #[test]
+    fn cohort_codes_round_trip_in_any_case() {
+        let (code, digest) = new_cohort_code();
+        assert_eq!(code.len(), 19);
+        assert_eq!(cohort_code_digest(&code), Some(digest.clone()));
+        assert_eq!(cohort_code_digest(&code.to_lowercase().replace('-', "")), Some(digest));
+        assert_ne!(new_cohort_code().0, code);
+        assert_eq!(code_digest(&code), None, "a cohort code is never read as an invitation code");
     }
 
     #[test]

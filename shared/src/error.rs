@@ -56,6 +56,9 @@ pub enum ErrorCode {
     ChallengeFailed,
     InvalidProofOfWork,
     InvalidEmbedOrigins,
+    InvalidLabel,
+    InvalidMaxUses,
+    InvalidNote,
     InvalidUrl,
     /// A webhook URL that production refuses: not https, or loopback, private or link-local.
     WebhookUrlRefused,

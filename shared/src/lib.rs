@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod edge;
+pub mod cohort;
 pub mod email;
 pub mod error;
 pub mod integrations;

@@ -135,7 +135,7 @@ pub async fn put<B: Serialize, T: DeserializeOwned>(path: impl Into<String>, bod
     decode(call(with_body(Method::PUT, path.into(), body, Caller::Session, JSON)?).await?)
 }
 
-/// Signed-in DELETE (revoking an API key) with the CSRF header.
+/// Signed-in DELETE with the CSRF header (revoking an API key or a cohort code).
 pub async fn delete<T: DeserializeOwned>(path: impl Into<String>) -> Result<T, ApiError> {
     decode(
         call(Call { method: Method::DELETE, path: path.into(), body: None, caller: Caller::Session, accept: JSON })

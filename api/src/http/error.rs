@@ -9,6 +9,7 @@ use crate::identity::LookupError;
 use crate::usecases::admission::AdmitError;
 use crate::usecases::admission_hook::HookSecretError;
 use crate::usecases::api_keys::ApiKeyError;
+use crate::usecases::cohorts::CohortError;
 use crate::usecases::decisions::DecisionError;
 use crate::usecases::invitations::InvitationError;
 use crate::usecases::programs::ProgramError;
@@ -241,6 +242,16 @@ impl From<InvitationError> for ApiError {
             InvitationError::NotIssued => conflict(ErrorCode::InvitationNotIssued),
             InvitationError::DeliveryAlreadyRecorded => conflict(ErrorCode::DeliveryAlreadyRecorded),
             InvitationError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<CohortError> for ApiError {
+    fn from(e: CohortError) -> Self {
+        match e {
+            CohortError::NotFound => ApiError::NotFound,
+            CohortError::ExpiryOutOfRange => ApiError::Conflict(ErrorCode::ExpiryOutOfRange),
+            CohortError::Db(e) => e.into(),
         }
     }
 }

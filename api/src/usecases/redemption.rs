@@ -1,4 +1,5 @@
-//! A signed-in recipient turns a code into a grant for that code's program. Policy:
+//! A signed-in recipient turns a code into a grant for that code's program: an
+//! invitation code here, a cohort code in [`super::cohort_redemption`]. Policy:
 //! every failure — unknown, foreign, unverified, used, revoked, expired, no delivery
 //! record — is the same [`RedeemError::Denied`], and failed attempts are counted per
 //! account and per client address (in PostgreSQL, shared by every instance) so codes
@@ -6,6 +7,7 @@
 //! emails before the transaction; the transaction takes the locks workspace → program →
 //! entry → invitation → grant and decides on fresh reads.
 
+use super::cohort_redemption::{self, Redeemed};
 use crate::db::audit::{self, Actor, Detail, EventType};
 use crate::db::locks::{self, Strength};
 use crate::db::rate_limits::{self, Scope};
@@ -39,21 +41,43 @@ const WINDOW_SECS: i32 = 15 * 60;
 /// The per-address allowance is this many times the per-account one.
 const ADDRESS_FACTOR: u32 = 5;
 
-/// Redeems the code whose SHA-256 is `digest`; returns the program's slug.
+/// A presented code, recognized at the edge by its shape; each holds its SHA-256.
+#[derive(Debug, Clone)]
+pub enum PresentedCode {
+    /// A one-use invitation code.
+    Invitation(Vec<u8>),
+    /// A multi-use cohort code, with the notice version the user accepted, if any.
+    Cohort { digest: Vec<u8>, accepted: Option<i32> },
+}
+
+/// Redeems `code` (see [`PresentedCode`]); a cohort code may first answer with the
+/// notice to accept ([`Redeemed::NoticeRequired`], which is not a failed attempt).
 pub async fn redeem(
     state: &AppState,
     session: &Session,
     client: Option<IpAddr>,
-    digest: &[u8],
-) -> Result<String, RedeemError> {
+    code: &PresentedCode,
+) -> Result<Redeemed, RedeemError> {
     let limits = Limits::new(state, session, client);
     limits.check(state).await?;
     let emails = state.identity.backend.verified_emails(&session.user_id).await?;
     let emails: Vec<&str> = emails.iter().map(|e| e.as_str()).collect();
-    match grant(state, digest, &session.user_id, &emails).await {
-        Ok(slug) => {
-            crate::metrics::count("redemption", "redeemed");
-            Ok(slug)
+    let outcome = match code {
+        PresentedCode::Invitation(digest) => {
+            grant(state, digest, &session.user_id, &emails).await.map(Redeemed::Active)
+        }
+        PresentedCode::Cohort { digest, accepted } => {
+            cohort_redemption::redeem(&state.pool, digest, &session.user_id, &emails, *accepted).await
+        }
+    };
+    match outcome {
+        Ok(redeemed) => {
+            let label = match redeemed {
+                Redeemed::Active(_) => "redeemed",
+                Redeemed::NoticeRequired { .. } => "notice_required",
+            };
+            crate::metrics::count("redemption", label);
+            Ok(redeemed)
         }
         Err(RedeemError::Denied) => {
             crate::metrics::count("redemption", "denied");

@@ -11,6 +11,7 @@ mod applicant;
 mod audit;
 mod bulk;
 mod cli;
+mod cohorts;
 mod content;
 mod early_access;
 mod edge;

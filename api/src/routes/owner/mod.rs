@@ -5,6 +5,7 @@
 
 mod admission_hook;
 mod api_keys;
+mod cohort_codes;
 mod content;
 mod decisions;
 mod entries;
@@ -45,7 +46,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(grants::revoke)
         .service(content::get)
         .service(content::put)
-        .service(events::list);
+        .service(events::list)
+        .service(cohort_codes::create)
+        .service(cohort_codes::list)
+        .service(cohort_codes::read)
+        .service(cohort_codes::revoke);
     webhooks::configure(cfg);
     api_keys::configure(cfg);
     admission_hook::configure(cfg);

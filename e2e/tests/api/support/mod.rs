@@ -10,6 +10,7 @@
 //! A `TestApp` is cheap to clone (the identity process and the arranging connection are
 //! shared), so an `Owner` or a `Recipient` carries its own handle on the app.
 
+pub mod cohorts;
 pub mod integrations;
 pub mod invitations;
 pub mod owner;

@@ -3,6 +3,7 @@
 //! 404 reads the same, whether the object is absent or not the caller's.
 
 pub mod audit;
+pub mod cohorts;
 pub mod content;
 pub mod dashboard;
 pub mod entry;
