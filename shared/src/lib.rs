@@ -3,8 +3,8 @@
 //! thiserror only, so it builds for wasm32 and for the server from the same source.
 
 pub mod api;
-pub mod edge;
 pub mod cohort;
+pub mod edge;
 pub mod email;
 pub mod error;
 pub mod integrations;
