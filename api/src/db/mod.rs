@@ -25,6 +25,7 @@ pub mod locks;
 pub mod outbox;
 pub mod owner_receipts;
 pub mod personal_data;
+pub mod pow;
 pub mod programs;
 pub mod queue;
 pub mod rate_limits;

@@ -36,6 +36,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(entries::search)
         .service(export::export)
         .service(decisions::select_bulk)
+        .service(decisions::decline_flagged)
         .service(entries::detail)
         .service(erasure::erase)
         .service(decisions::select)
