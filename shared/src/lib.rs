@@ -8,7 +8,7 @@ pub mod error;
 pub mod slug;
 pub mod states;
 
-pub use email::{EmailError, EmailKey};
+pub use email::{contains_address, EmailError, EmailKey};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use slug::{Slug, SlugError};
 pub use states::{ActorKind, EntryActions, EntryState, EventType, InvitationState, OpenInvitation};

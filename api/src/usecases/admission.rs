@@ -50,13 +50,25 @@ impl TxError for AdmitError {
     }
 }
 
-/// A signup as the domain sees it: the body's fields, parsed at the edge.
-#[derive(Debug, Clone)]
+/// A signup as the domain sees it: the body's fields, parsed at the edge. `Debug` is
+/// hand-written so the address can never reach a log, whatever `EmailKey` prints.
+#[derive(Clone)]
 pub struct NewSignup {
     pub request_key: Uuid,
     pub email: EmailKey,
     pub notice_version: i32,
     pub permission: bool,
+}
+
+impl std::fmt::Debug for NewSignup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewSignup")
+            .field("request_key", &self.request_key)
+            .field("email", &"<redacted>")
+            .field("notice_version", &self.notice_version)
+            .field("permission", &self.permission)
+            .finish()
+    }
 }
 
 impl NewSignup {
@@ -176,5 +188,24 @@ fn outcome_label(outcome: &Result<Admission, AdmitError>) -> &'static str {
         Err(AdmitError::KeyReused) => "key_reused",
         Err(AdmitError::Closed | AdmitError::NoticeOutdated | AdmitError::PermissionRequired) => "closed",
         Err(AdmitError::NotFound | AdmitError::Db(_)) => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_of_a_signup_holds_no_address() {
+        let signup = NewSignup {
+            request_key: Uuid::nil(),
+            email: EmailKey::parse("alice@example.com").unwrap(),
+            notice_version: 3,
+            permission: true,
+        };
+        for shown in [format!("{signup:?}"), format!("{signup:#?}")] {
+            assert!(!shown.contains("alice") && !shown.contains("example"), "{shown}");
+            assert!(shown.contains("notice_version"), "{shown}");
+        }
     }
 }
