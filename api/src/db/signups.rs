@@ -30,14 +30,17 @@ pub struct Target {
     pub workspace_id: Uuid,
 }
 
-/// Resolves the slug and tells whether `request_key` already has a committed receipt
-/// (a plain read, for the rate limiter only; the transaction reads it again).
+/// Resolves the slug of a *public* program (active workspace, a published notice: what
+/// `GET` shows; anything else is `None`, the same 404) and tells whether `request_key`
+/// already has a committed receipt (a plain read, for the rate limiter only; the
+/// transaction reads all of it again).
 pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid) -> Result<Option<(Target, bool)>> {
     let stmt = client
         .prepare_cached(
             "SELECT p.id, p.workspace_id, EXISTS (SELECT 1 FROM signup_receipts r \
                WHERE r.program_id = p.id AND r.request_key = $2) \
-             FROM programs p WHERE p.public_slug = $1",
+             FROM programs p JOIN workspaces w ON w.id = p.workspace_id AND w.active \
+             WHERE p.public_slug = $1 AND p.current_notice_id IS NOT NULL",
         )
         .await?;
     let row = client.query_opt(&stmt, &[&slug, &request_key]).await?;

@@ -1,11 +1,12 @@
 //! Public admission (SPEC §6.2). Policy, in this order, all under workspace
-//! `FOR KEY SHARE` → program `FOR UPDATE`: the request key's receipt first (the same
-//! binding replays, another is refused), then closed / outdated notice / no choice, then
-//! the queue and hour caps (nothing written), then the email (known → a receipt only),
-//! else the entry, the queue counter, the hour bucket, the receipt and the `signup`
-//! event. Every accepted outcome — new entry, known email, replayed key — is the same
-//! answer, and every cap the same refusal, so no answer tells whether an email is on a
-//! list.
+//! `FOR KEY SHARE` → program `FOR UPDATE`: a program that is not public (inactive
+//! workspace, no notice) is the same 404 as an unknown slug, as its `GET` is; then the
+//! request key's receipt (the same binding replays, another is refused), then closed /
+//! outdated notice / no choice, then the queue and hour caps (nothing written), then the
+//! email (known → a receipt only), else the entry, the queue counter, the hour bucket,
+//! the receipt and the `signup` event. Every accepted outcome — new entry, known email,
+//! replayed key — is the same answer, and every cap the same refusal, so no answer tells
+//! whether an email is on a list.
 //!
 //! Rate control: before the transaction, a key without a committed receipt counts one
 //! hit for the client address (an HMAC of it, never the address) in a one-minute window
@@ -136,13 +137,17 @@ async fn admit(
     db::transaction_on(&mut conn, async |tx| {
         let facts = signups::read_under_locks(tx, target, signup.request_key, email).await?;
         let program = facts.program.ok_or(AdmitError::NotFound)?;
+        // Not public (GET answers 404): the same 404, so no slug shows before publication.
+        if facts.workspace_active != Some(true) || program.current_notice_id.is_none() {
+            return Err(AdmitError::NotFound);
+        }
         if let Some(stored) = &facts.receipt {
             return match crypto::same_binding(stored, &binding) {
                 true => Ok(Admission::Replay),
                 false => Err(AdmitError::KeyReused),
             };
         }
-        if facts.workspace_active != Some(true) || !program.signup_open {
+        if !program.signup_open {
             return Err(AdmitError::Closed);
         }
         let notice_id = match (program.current_notice_id, program.current_notice_version) {
