@@ -38,8 +38,9 @@ pub enum AdmitError {
     PermissionRequired,
     #[error("a queue or hourly cap is reached")]
     Capped,
+    /// The address's minute frees in `retry_after` seconds.
     #[error("too many new attempts from this address")]
-    RateLimited,
+    RateLimited { retry_after: u32 },
     #[error(transparent)]
     Db(#[from] DbError),
 }
@@ -128,8 +129,9 @@ async fn admit(
         let addr = client.map(|ip| ip.to_string()).unwrap_or_default();
         let subject = rate_limits::subject(&settings.hmac_key, Scope::SignupAddr, &addr);
         let limit = settings.signup_rate_per_minute;
-        if !rate_limits::hit(&conn, Scope::SignupAddr, &subject, RATE_WINDOW_SECS, limit).await? {
-            return Err(AdmitError::RateLimited);
+        let counters = [(Scope::SignupAddr, subject.as_slice(), limit)];
+        if let Err(refused) = rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
+            return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
         }
     }
     let binding = signup.binding(&settings.hmac_key, target.program_id);
@@ -189,7 +191,7 @@ fn outcome_label(outcome: &Result<Admission, AdmitError>) -> &'static str {
         Ok(Admission::Duplicate) => "duplicate",
         Ok(Admission::Replay) => "replay",
         Err(AdmitError::Capped) => "capped",
-        Err(AdmitError::RateLimited) => "rate_limited",
+        Err(AdmitError::RateLimited { .. }) => "rate_limited",
         Err(AdmitError::KeyReused) => "key_reused",
         Err(AdmitError::Closed | AdmitError::NoticeOutdated | AdmitError::PermissionRequired) => "closed",
         Err(AdmitError::NotFound | AdmitError::Db(_)) => "failed",

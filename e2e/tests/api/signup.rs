@@ -275,6 +275,7 @@ async fn full_cap_is_the_same_429_for_everyone(caps: Caps) {
     assert_eq!(before.entries, 2);
     let known = app.try_signup("beta", "one@example.com").await;
     let unknown = app.try_signup("beta", "three@example.com").await;
+    assert_eq!(known.header("retry-after"), Some("5"), "a cap's 429 is the same for everyone");
     known.expect_error(429, "too_many_requests");
     assert_same_answer(&known, &unknown);
     assert_eq!(written(&app, program).await, before, "no receipt, entry, event or count");
@@ -379,7 +380,9 @@ async fn one_address_gets_429_past_the_rate_but_committed_keys_still_replay() {
     app.signup("beta", "b@example.com").await;
     app.signup("beta", "c@example.com").await;
     let before = written(&app, program).await;
-    app.try_signup("beta", "d@example.com").await.expect_error(429, "too_many_requests");
+    let refused = app.try_signup("beta", "d@example.com").await;
+    refused.expect_error(429, "too_many_requests");
+    crate::support::assert_retry_after_is_the_windows_end(&refused, 60);
     assert_eq!(written(&app, program).await, before);
     app.try_signup_as("beta", first, "a@example.com", 1, true).await.assert(202);
     app.try_signup("beta", "a@example.com").await.assert(429);
