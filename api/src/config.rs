@@ -38,6 +38,39 @@ pub struct Settings {
     pub db_pool_size: usize,
     /// Optional separate address for `/metrics`.
     pub metrics_addr: Option<String>,
+    /// Webhook delivery and the outbox worker.
+    pub integrations: IntegrationSettings,
+}
+
+/// How the outbox worker delivers. Production uses the defaults; the development-only
+/// knobs exist for tests (a loopback receiver, a compressed retry schedule).
+#[derive(Debug, Clone)]
+pub struct IntegrationSettings {
+    /// `WEBHOOK_ALLOW_LOOPBACK` (development only): webhook URLs may be `http` and point
+    /// at loopback addresses. Private and link-local targets stay refused.
+    pub allow_loopback: bool,
+    /// `OUTBOX_POLL_MS`: how often an idle worker looks for due deliveries.
+    pub poll: std::time::Duration,
+    /// `OUTBOX_BACKOFF_SCALE` (development only): multiplies the retry schedule.
+    pub backoff_scale: f64,
+    /// `OUTBOX_LEASE_SECS`: how long a claimed delivery is held before another worker may
+    /// take it (a process killed mid-delivery). At least 30 in production, above the
+    /// delivery timeouts, so a live worker never loses its lease.
+    pub lease_secs: u32,
+    /// `API_KEY_RATE_PER_MINUTE`: requests one API key may make per minute (default 600).
+    pub api_key_rate_per_minute: u32,
+}
+
+impl Default for IntegrationSettings {
+    fn default() -> Self {
+        IntegrationSettings {
+            allow_loopback: false,
+            poll: std::time::Duration::from_secs(1),
+            backoff_scale: 1.0,
+            lease_secs: 60,
+            api_key_rate_per_minute: 600,
+        }
+    }
 }
 
 impl std::fmt::Debug for Settings {
@@ -136,6 +169,16 @@ impl Settings {
             trusted_proxies,
             db_pool_size: number("DB_POOL_SIZE", 16)?,
             metrics_addr: var("METRICS_ADDR"),
+            integrations: IntegrationSettings {
+                allow_loopback: matches!(var("WEBHOOK_ALLOW_LOOPBACK").as_deref(), Some("true" | "1")),
+                poll: std::time::Duration::from_millis(number("OUTBOX_POLL_MS", 1000)?),
+                backoff_scale: var("OUTBOX_BACKOFF_SCALE")
+                    .map(|v| v.parse::<f64>().ok().filter(|f| *f > 0.0 && *f <= 1.0))
+                    .unwrap_or(Some(1.0))
+                    .ok_or_else(|| err("OUTBOX_BACKOFF_SCALE must be a number in (0, 1]"))?,
+                lease_secs: number("OUTBOX_LEASE_SECS", 60)?,
+                api_key_rate_per_minute: number("API_KEY_RATE_PER_MINUTE", 600)?,
+            },
         };
         settings.validate()?;
         Ok(settings)
@@ -151,6 +194,9 @@ impl Settings {
         }
         if self.app_origins.is_empty() {
             return Err(err("APP_ORIGINS must name at least one origin"));
+        }
+        if self.integrations.lease_secs < 2 {
+            return Err(err("OUTBOX_LEASE_SECS must be at least 2"));
         }
         if self.db_pool_size == 0 {
             return Err(err("DB_POOL_SIZE must be positive"));
@@ -170,6 +216,15 @@ impl Settings {
             }
             if self.clerk_authorized_parties.is_empty() {
                 return Err(err("CLERK_AUTHORIZED_PARTIES: production must name the app's origins"));
+            }
+            if self.integrations.allow_loopback {
+                return Err(err("WEBHOOK_ALLOW_LOOPBACK: production refuses loopback webhook targets"));
+            }
+            if self.integrations.lease_secs < 30 {
+                return Err(err("OUTBOX_LEASE_SECS: production needs at least 30"));
+            }
+            if self.integrations.backoff_scale != 1.0 {
+                return Err(err("OUTBOX_BACKOFF_SCALE: production keeps the full retry schedule"));
             }
         }
         Ok(())
@@ -246,6 +301,7 @@ mod production_tests {
             trusted_proxies: vec![],
             db_pool_size: 16,
             metrics_addr: None,
+            integrations: IntegrationSettings::default(),
         }
     }
 
@@ -282,6 +338,12 @@ mod production_tests {
         dev.app_env = AppEnv::Development;
         dev.hmac_key = vec![1; 8];
         assert!(dev.validate().is_err());
+    }
+
+    #[test]
+    fn production_refuses_loopback_webhooks_and_a_short_retry_schedule() {
+        refused(|s| s.integrations.allow_loopback = true, "WEBHOOK_ALLOW_LOOPBACK");
+        refused(|s| s.integrations.backoff_scale = 0.01, "OUTBOX_BACKOFF_SCALE");
     }
 
     #[test]

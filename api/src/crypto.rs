@@ -7,7 +7,7 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use ring::rand::{SecureRandom, SystemRandom};
-use ring::{digest, hmac};
+use ring::{aead, digest, hmac};
 
 /// HMAC-SHA256 over `purpose` and `fields`, each prefixed by its length (u32, big endian).
 pub fn binding(key: &[u8], purpose: &str, fields: &[&[u8]]) -> Vec<u8> {
@@ -44,6 +44,76 @@ pub fn code_digest(code: &str) -> Option<Vec<u8>> {
     (bytes.len() == 32).then(|| digest::digest(&digest::SHA256, &bytes).as_ref().to_vec())
 }
 
+/// A fresh cohort code: (the code as shown once, in groups of four, and the SHA-256 of
+/// its canonical text to store). 10 bytes from the OS RNG, 80 bits, as 16 characters of
+/// Crockford base32.
+pub fn new_cohort_code() -> (String, Vec<u8>) {
+    use shared::cohort::{display_code, ALPHABET};
+    let mut bytes = [0u8; 10];
+    SystemRandom::new().fill(&mut bytes).expect("the OS random source works");
+    let bits = bytes.iter().fold(0u128, |acc, b| (acc << 8) | u128::from(*b));
+    let canonical: String = (0..16).rev().map(|i| char::from(ALPHABET[((bits >> (i * 5)) & 31) as usize])).collect();
+    let digest = cohort_digest(&canonical);
+    (display_code(&canonical), digest)
+}
+
+/// The digest of a cohort code as typed, if it is one (see `shared::cohort`).
+pub fn cohort_code_digest(typed: &str) -> Option<Vec<u8>> {
+    shared::cohort::canonical_code(typed).map(|c| cohort_digest(&c))
+}
+
+fn cohort_digest(canonical: &str) -> Vec<u8> {
+    digest::digest(&digest::SHA256, canonical.as_bytes()).as_ref().to_vec()
+}
+
+/// `N` bytes from the OS RNG.
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    SystemRandom::new().fill(&mut bytes).expect("the OS random source works");
+    bytes
+}
+
+/// SHA-256 of `bytes` (API keys are stored as this digest only).
+pub fn sha256(bytes: &[u8]) -> Vec<u8> {
+    digest::digest(&digest::SHA256, bytes).as_ref().to_vec()
+}
+
+/// The key that seals stored signing secrets, derived from the server key with its own
+/// purpose tag, so it is never the key of any binding.
+fn sealing_key(server_key: &[u8]) -> aead::LessSafeKey {
+    let derived = binding(server_key, "secret-seal-v1", &[]);
+    aead::LessSafeKey::new(aead::UnboundKey::new(&aead::AES_256_GCM, &derived).expect("32-byte key"))
+}
+
+/// Seals a secret that must be used again (a webhook or hook signing key: HMAC needs the
+/// key itself, so a digest will not do): AES-256-GCM, random nonce first, `context`
+/// (the owning row's id) bound as associated data so a sealed value cannot be moved.
+pub fn seal(server_key: &[u8], context: &[u8], secret: &[u8]) -> Vec<u8> {
+    let nonce_bytes = random_bytes::<12>();
+    let mut in_out = secret.to_vec();
+    sealing_key(server_key)
+        .seal_in_place_append_tag(
+            aead::Nonce::assume_unique_for_key(nonce_bytes),
+            aead::Aad::from(context),
+            &mut in_out,
+        )
+        .expect("sealing cannot fail for short secrets");
+    [nonce_bytes.as_slice(), &in_out].concat()
+}
+
+/// Opens what [`seal`] made for `context`; `None` when it was made under another key or
+/// context, or was altered.
+pub fn open(server_key: &[u8], context: &[u8], sealed: &[u8]) -> Option<Vec<u8>> {
+    if sealed.len() < 12 + 16 {
+        return None;
+    }
+    let (nonce, rest) = sealed.split_at(12);
+    let nonce = aead::Nonce::try_assume_unique_for_key(nonce).ok()?;
+    let mut in_out = rest.to_vec();
+    let plain = sealing_key(server_key).open_in_place(nonce, aead::Aad::from(context), &mut in_out).ok()?;
+    Some(plain.to_vec())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,11 +127,30 @@ mod tests {
     }
 
     #[test]
+    fn sealed_secrets_open_only_with_their_key_and_context() {
+        let sealed = seal(&[7; 32], b"row-1", b"secret bytes");
+        assert_eq!(open(&[7; 32], b"row-1", &sealed).as_deref(), Some(&b"secret bytes"[..]));
+        assert_eq!(open(&[8; 32], b"row-1", &sealed), None);
+        assert_eq!(open(&[7; 32], b"row-2", &sealed), None);
+        assert_ne!(seal(&[7; 32], b"row-1", b"secret bytes"), sealed, "a fresh nonce each time");
+    }
+
+    #[test]
     fn codes_round_trip_to_their_digest() {
         let (code, digest) = new_code();
         assert_eq!(code.len(), 43);
         assert_eq!(code_digest(&code), Some(digest));
         assert_ne!(new_code().0, code);
+    }
+
+    #[test]
+    fn cohort_codes_round_trip_in_any_case() {
+        let (code, digest) = new_cohort_code();
+        assert_eq!(code.len(), 19);
+        assert_eq!(cohort_code_digest(&code), Some(digest.clone()));
+        assert_eq!(cohort_code_digest(&code.to_lowercase().replace('-', "")), Some(digest));
+        assert_ne!(new_cohort_code().0, code);
+        assert_eq!(code_digest(&code), None, "a cohort code is never read as an invitation code");
     }
 
     #[test]

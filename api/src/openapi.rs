@@ -23,6 +23,8 @@ use utoipa::{Modify, OpenApi};
 
 /// The security requirement of signed-in routes: a Clerk session token in either place.
 pub const SIGNED_IN: &str = "bearer";
+/// The security requirement of the server API: a workspace API key.
+pub const API_KEY: &str = "api_key";
 pub const SESSION_COOKIE: &str = "session_cookie";
 
 const DESCRIPTION: &str = "Vestibule: a self-hosted waitlist and controlled early-access service.\n\n\
@@ -42,12 +44,19 @@ routes answer a non-owner with the same 404 as an absent object.";
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Vestibule API", description = DESCRIPTION, license(name = "MIT")),
-    components(schemas(shared::ErrorBody)),
+    components(schemas(
+        shared::ErrorBody,
+        shared::integrations::WebhookPayload,
+        shared::integrations::WebhookData,
+        shared::integrations::WebhookEventType
+    )),
     tags(
         (name = "operations", description = "Liveness, readiness and this document."),
         (name = "public", description = "No session: the signup form and its notice."),
         (name = "recipient", description = "A signed-in user acting on their own entries, codes and content."),
         (name = "owner", description = "A signed-in owner of an active workspace."),
+        (name = "server", description = "The server API for an owner's own product: a workspace API key as `Authorization: Bearer vst_…`, no cookies, no CSRF; scoped to the key's workspace, rate-limited per key."),
+        (name = "hooks", description = "Calls from an identity provider, authenticated by a Standard Webhooks signature."),
     )
 )]
 struct Base;
@@ -64,7 +73,9 @@ static DOCUMENT: OnceLock<String> = OnceLock::new();
 pub fn publish(mut doc: Document) {
     DOCUMENT.get_or_init(|| {
         EdgeAnswers.modify(&mut doc);
-        doc.to_json().expect("the OpenAPI document serializes")
+        let mut json: serde_json::Value = serde_json::to_value(&doc).expect("the OpenAPI document serializes");
+        json["webhooks"] = webhooks();
+        json.to_string()
     });
 }
 
@@ -114,6 +125,16 @@ impl Modify for EdgeAnswers {
                 "The same Clerk session token in the `__session` cookie (read when there is no Authorization header).",
             ))),
         );
+        components.add_security_scheme(
+            API_KEY,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("vst_…")
+                    .description(Some("A workspace API key (`vst_` + 43 characters), created by an owner; shown once."))
+                    .build(),
+            ),
+        );
         for (name, response) in edge_responses() {
             components.responses.insert(name.to_owned(), RefOr::T(response));
         }
@@ -145,6 +166,8 @@ enum Audience {
     Public,
     Recipient,
     Owner,
+    Server,
+    Hooks,
 }
 
 impl Audience {
@@ -153,6 +176,10 @@ impl Audience {
             Audience::Owner
         } else if path.starts_with("/api/me") {
             Audience::Recipient
+        } else if path.starts_with("/api/v1/") {
+            Audience::Server
+        } else if path.starts_with("/api/hooks/") {
+            Audience::Hooks
         } else if path.starts_with("/api/public") || path == "/api/config" {
             Audience::Public
         } else {
@@ -166,7 +193,12 @@ impl Audience {
             Audience::Public => "public",
             Audience::Recipient => "recipient",
             Audience::Owner => "owner",
+            Audience::Server => "server",
+            Audience::Hooks => "hooks",
         };
+        if self == Audience::Server {
+            op.security = Some(vec![SecurityRequirement::new(API_KEY, Vec::<String>::new())]);
+        }
         op.tags = Some(vec![tag.to_owned()]);
         if matches!(self, Audience::Recipient | Audience::Owner) {
             let either = [SIGNED_IN, SESSION_COOKIE].map(|name| SecurityRequirement::new(name, Vec::<String>::new()));
@@ -195,6 +227,12 @@ fn describe_path_parameters(path: &str, op: &mut Operation) {
                 ("The program's public slug.", ObjectBuilder::new().schema_type(Type::String).pattern(Some(SLUG)))
             }
             "entryId" => ("The entry id.", uuid()),
+            "webhookId" => ("The webhook endpoint id.", uuid()),
+            "keyId" => ("The API key id.", uuid()),
+            "workspaceId" => ("The workspace id.", uuid()),
+            "deliveryId" => {
+                ("The delivery id (from the delivery log).", ObjectBuilder::new().schema_type(Type::Integer))
+            }
             _ => (object_named_by(segments.get(i.wrapping_sub(1)).copied().unwrap_or_default()), uuid()),
         };
         declared.push(
@@ -225,6 +263,9 @@ fn object_named_by(collection: &str) -> &'static str {
         "invitations" => "The invitation id.",
         "grants" => "The grant id.",
         "workspaces" => "The workspace id.",
+        "webhooks" => "The webhook endpoint id.",
+        "api-keys" => "The API key id.",
+        "admit" => "The workspace id.",
         _ => "The object's id.",
     }
 }
@@ -322,6 +363,29 @@ fn edge_responses() -> [(&'static str, Response); 8] {
                 .build(),
         ),
     ]
+}
+
+/// The document's top-level `webhooks` (OpenAPI 3.1): what the outbox posts to an
+/// owner's endpoint, one entry per event type, each the same signed thin payload.
+fn webhooks() -> serde_json::Value {
+    use serde_json::json;
+    let header = |name: &str, description: &str| json!({"name": name, "in": "header", "required": true, "description": description, "schema": {"type": "string"}});
+    let parameters = json!([
+        header("webhook-id", "`msg_…`: the message id, the same on every retry (deduplicate on it)."),
+        header("webhook-timestamp", "Unix seconds of this attempt; refuse one more than 5 minutes away."),
+        header("webhook-signature", "Space-separated `v1,<base64>` HMAC-SHA256 signatures of `{webhook-id}.{webhook-timestamp}.{body}` under the base64-decoded part of the `whsec_` secret; during a rotation both secrets sign."),
+    ]);
+    let operation = |t: &str| {
+        json!({"post": {
+            "operationId": format!("webhook_{}", t.replace('.', "_")),
+            "summary": format!("`{t}`"),
+            "description": "Standard Webhooks 1.0. Thin: ids and the new state only, never an email, code or key. At least once: retried with backoff (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) until a 2xx.",
+            "parameters": parameters,
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WebhookPayload"}}}},
+            "responses": {"2XX": {"description": "Received; any other answer (or none within 5 s) is retried."}}
+        }})
+    };
+    shared::integrations::WebhookEventType::ALL.iter().map(|t| (t.as_str().to_owned(), operation(t.as_str()))).collect()
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ impl Application {
         tracing::info!(web_app = %crate::assets::Assets::new(settings.static_dir.as_deref()).describe(), "serving the SPA");
         let state = web::Data::new(AppState { settings, pool, identity, shutdown: Shutdown::new() });
         spawn_pruner(&state);
+        crate::outbox::spawn(&state);
         let metrics = match metrics_listener {
             Some(l) => Some((l.local_addr()?.port(), routes::metrics::serve(l, state.clone())?)),
             None => None,

@@ -114,10 +114,25 @@ pub struct WithdrawResponse {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RedeemRequest {
-    #[cfg_attr(feature = "openapi", schema(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    /// An invitation code (43 characters of unpadded base64url) or a cohort code (16
+    /// characters of Crockford base32, e.g. `K7QF-2MXP-9TRD-A4HW`, case-insensitive).
     pub code: String,
+    /// Cohort codes only: the version of the notice the user accepted (the one a
+    /// `notice_required` answer showed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice_version: Option<i32>,
+    /// Cohort codes only: the ticked box; must be `true` with `noticeVersion`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission: Option<bool>,
+}
+
+impl RedeemRequest {
+    /// A request with the code alone (an invitation, or a cohort code's first step).
+    pub fn code(code: impl Into<String>) -> Self {
+        RedeemRequest { code: code.into(), notice_version: None, permission: None }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -685,7 +700,7 @@ mod properties {
                 prop_assert_eq!(serde_json::from_value::<SignupRequest>(back).unwrap(), req);
             }
             if let Ok(req) = serde_json::from_value::<RedeemRequest>(v.clone()) {
-                prop_assert_eq!(v.as_object().map(|o| o.len()), Some(1));
+                prop_assert!(v.as_object().is_some_and(|o| o.contains_key("code") && o.len() <= 3));
                 let _ = req;
             }
             let _ = serde_json::from_value::<PatchProgramRequest>(v.clone());

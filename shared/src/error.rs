@@ -49,11 +49,27 @@ pub enum ErrorCode {
     InvalidState,
     InvalidCursor,
     InvalidSearch,
+    InvalidLabel,
+    InvalidMaxUses,
+    InvalidNote,
+    InvalidUrl,
+    /// A webhook URL that production refuses: not https, or loopback, private or link-local.
+    WebhookUrlRefused,
+    InvalidEvents,
+    InvalidProgramIds,
+    InvalidName,
+    InvalidScopes,
     // 401
     SignedOut,
+    /// The admission hook's call had a wrong or stale signature, or a replayed id.
+    HookSignatureRejected,
     // 403
     OriginRejected,
     CsrfRejected,
+    /// An API key without the scope the route needs.
+    MissingScope,
+    /// The admission hook refuses the sign-up.
+    SignupNotAdmitted,
     // 404: absent, foreign, revoked or not permitted — one shape for all.
     NotFound,
     // 409

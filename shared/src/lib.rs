@@ -3,8 +3,10 @@
 //! thiserror only, so it builds for wasm32 and for the server from the same source.
 
 pub mod api;
+pub mod cohort;
 pub mod email;
 pub mod error;
+pub mod integrations;
 pub mod slug;
 pub mod states;
 

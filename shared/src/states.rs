@@ -222,10 +222,12 @@ pub enum EventType {
     ProgramChanged,
     /// Retention redaction replaced the entry's email with a tombstone.
     Redacted,
+    CohortCodeCreated,
+    CohortCodeRevoked,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 14] = [
+    pub const ALL: [EventType; 16] = [
         EventType::NoticePublished,
         EventType::Signup,
         EventType::Selected,
@@ -240,6 +242,8 @@ impl EventType {
         EventType::ContentUpdated,
         EventType::ProgramChanged,
         EventType::Redacted,
+        EventType::CohortCodeCreated,
+        EventType::CohortCodeRevoked,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -258,6 +262,8 @@ impl EventType {
             EventType::ContentUpdated => "content_updated",
             EventType::ProgramChanged => "program_changed",
             EventType::Redacted => "redacted",
+            EventType::CohortCodeCreated => "cohort_code_created",
+            EventType::CohortCodeRevoked => "cohort_code_revoked",
         }
     }
 }

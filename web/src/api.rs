@@ -135,6 +135,14 @@ pub async fn put<B: Serialize, T: DeserializeOwned>(path: impl Into<String>, bod
     decode(call(with_body(Method::PUT, path.into(), body, Caller::Session, JSON)?).await?)
 }
 
+/// Signed-in DELETE with the CSRF header (revoking an API key or a cohort code).
+pub async fn delete<T: DeserializeOwned>(path: impl Into<String>) -> Result<T, ApiError> {
+    decode(
+        call(Call { method: Method::DELETE, path: path.into(), body: None, caller: Caller::Session, accept: JSON })
+            .await?,
+    )
+}
+
 /// Anonymous POST (the public signup): no session, no CSRF token.
 pub async fn post_public<B: Serialize, T: DeserializeOwned>(path: impl Into<String>, body: &B) -> Result<T, ApiError> {
     decode(call(with_body(Method::POST, path.into(), body, Caller::Anonymous, JSON)?).await?)

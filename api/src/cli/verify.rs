@@ -4,10 +4,11 @@
 //!
 //! The checks: notice ↔ entry (an entry's notice is its own program's and was published
 //! before the applicant's choice), choice time, invitation ↔ entry, grant ↔ invitation ↔
-//! entry, counters (queue count, hour buckets) against the rows they count, notice
-//! versions without gaps, the append-only triggers in place (each on its table, calling
-//! the blocking function, enabled), and the audit history in commit order per program
-//! (ids and times rise together) with one `signup` per entry.
+//! entry (or grant ↔ cohort code), counters (queue count, hour buckets of public signups,
+//! cohort code uses) against the rows they count, notice versions without gaps, the
+//! append-only triggers in place (each on its table, calling the blocking function,
+//! enabled), and the audit history in commit order per program (ids and times rise
+//! together) with one `signup` per entry.
 
 use anyhow::Context;
 use tokio_postgres::NoTls;
@@ -61,11 +62,16 @@ const CHECKS: &[Check] = &[
     Check {
         name: "every grant's invitation is redeemed and of the same entry and program",
         sql: "SELECT count(*) FROM grants g LEFT JOIN invitations i ON i.id = g.invitation_id AND i.entry_id = g.entry_id \
-              AND i.program_id = g.program_id AND i.state = 'redeemed' WHERE i.id IS NULL",
+              AND i.program_id = g.program_id AND i.state = 'redeemed' WHERE g.invitation_id IS NOT NULL AND i.id IS NULL",
     },
     Check {
         name: "every redeemed invitation has exactly one grant",
         sql: "SELECT count(*) FROM invitations i WHERE i.state = 'redeemed' AND (SELECT count(*) FROM grants g WHERE g.invitation_id = i.id) <> 1",
+    },
+    Check {
+        name: "each cohort code's use count equals its grants, within its maximum",
+        sql: "SELECT count(*) FROM cohort_codes c WHERE c.uses > c.max_uses \
+              OR c.uses <> (SELECT count(*) FROM grants g WHERE g.cohort_code_id = c.id AND g.program_id = c.program_id)",
     },
     Check {
         name: "an active grant's entry is active",
@@ -86,7 +92,7 @@ const CHECKS: &[Check] = &[
     },
     Check {
         name: "each hour bucket equals the entries admitted in that hour",
-        sql: "SELECT count(*) FROM (SELECT program_id, date_trunc('hour', created_at AT TIME ZONE 'UTC') AS h, count(*) AS n FROM entries GROUP BY 1, 2) a \
+        sql: "SELECT count(*) FROM (SELECT program_id, date_trunc('hour', created_at AT TIME ZONE 'UTC') AS h, count(*) AS n FROM entries WHERE source = 'signup' GROUP BY 1, 2) a \
               FULL JOIN (SELECT program_id, bucket_start AT TIME ZONE 'UTC' AS h, admitted_count AS n FROM intake_hours WHERE admitted_count > 0) b \
               ON a.program_id = b.program_id AND a.h = b.h WHERE a.n IS DISTINCT FROM b.n",
     },

@@ -8,7 +8,10 @@
 
 mod error;
 
+pub mod admission_hook;
+pub mod api_keys;
 pub mod audit;
+pub mod cohorts;
 mod connect;
 pub mod content;
 pub mod early_access;
@@ -16,12 +19,16 @@ pub mod entries;
 pub mod grants;
 pub mod invitations;
 pub mod locks;
+pub mod outbox;
 pub mod owner_receipts;
 pub mod programs;
 pub mod queue;
 pub mod rate_limits;
+pub mod server_api;
 pub mod signups;
 pub mod staff;
+pub mod webhooks;
+pub mod workspace_audit;
 
 pub use error::DbError;
 

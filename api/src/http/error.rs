@@ -7,11 +7,16 @@
 use crate::db::DbError;
 use crate::identity::LookupError;
 use crate::usecases::admission::AdmitError;
+use crate::usecases::admission_hook::HookSecretError;
+use crate::usecases::api_keys::ApiKeyError;
+use crate::usecases::cohorts::CohortError;
 use crate::usecases::decisions::DecisionError;
 use crate::usecases::invitations::InvitationError;
 use crate::usecases::programs::ProgramError;
 use crate::usecases::recipient::RecipientError;
 use crate::usecases::redemption::RedeemError;
+use crate::usecases::server_api::ServerApiError;
+use crate::usecases::webhooks::WebhookError;
 use crate::usecases::{NotFound, ReadError};
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
@@ -244,6 +249,60 @@ impl From<InvitationError> for ApiError {
             InvitationError::NotIssued => conflict(ErrorCode::InvitationNotIssued),
             InvitationError::DeliveryAlreadyRecorded => conflict(ErrorCode::DeliveryAlreadyRecorded),
             InvitationError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<CohortError> for ApiError {
+    fn from(e: CohortError) -> Self {
+        match e {
+            CohortError::NotFound => ApiError::NotFound,
+            CohortError::ExpiryOutOfRange => ApiError::Conflict(ErrorCode::ExpiryOutOfRange),
+            CohortError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<WebhookError> for ApiError {
+    fn from(e: WebhookError) -> Self {
+        match e {
+            WebhookError::NotFound => ApiError::NotFound,
+            WebhookError::InvalidUrl => ApiError::BadRequest(ErrorCode::InvalidUrl),
+            WebhookError::RefusedUrl => ApiError::BadRequest(ErrorCode::WebhookUrlRefused),
+            WebhookError::InvalidEvents => ApiError::BadRequest(ErrorCode::InvalidEvents),
+            WebhookError::InvalidProgramIds => ApiError::BadRequest(ErrorCode::InvalidProgramIds),
+            WebhookError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<ApiKeyError> for ApiError {
+    fn from(e: ApiKeyError) -> Self {
+        match e {
+            ApiKeyError::NotFound => ApiError::NotFound,
+            ApiKeyError::InvalidName => ApiError::BadRequest(ErrorCode::InvalidName),
+            ApiKeyError::InvalidScopes => ApiError::BadRequest(ErrorCode::InvalidScopes),
+            ApiKeyError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<ServerApiError> for ApiError {
+    fn from(e: ServerApiError) -> Self {
+        match e {
+            ServerApiError::NotFound => ApiError::NotFound,
+            ServerApiError::MissingScope => ApiError::Forbidden(ErrorCode::MissingScope),
+            ServerApiError::IdentityUnavailable(why) => ApiError::IdentityUnavailable(why),
+            ServerApiError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<HookSecretError> for ApiError {
+    fn from(e: HookSecretError) -> Self {
+        match e {
+            HookSecretError::NotFound => ApiError::NotFound,
+            HookSecretError::Db(e) => e.into(),
         }
     }
 }

@@ -4,6 +4,7 @@
 //! request log. Everything but the error mapping runs before a handler's own logic, so
 //! malformed input never reaches a route.
 
+pub mod api_key;
 pub mod client_addr;
 pub mod csrf;
 pub mod error;

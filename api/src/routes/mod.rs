@@ -6,12 +6,14 @@
 //! never call another's handlers.
 
 pub mod health;
+mod hooks;
 mod input;
 pub mod me;
 pub mod metrics;
 pub mod owner;
 pub mod public;
 pub mod spa;
+pub mod v1;
 mod views;
 
 use crate::http::ApiError;
@@ -22,6 +24,8 @@ pub fn api(cfg: &mut ServiceConfig) {
     public::configure(cfg);
     me::configure(cfg);
     owner::configure(cfg);
+    v1::configure(cfg);
+    hooks::configure(cfg);
 }
 
 /// Unmatched `/api/*` paths: the uniform JSON 404.

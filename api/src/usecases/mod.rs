@@ -5,7 +5,8 @@
 //! [`owner`]), decide on fresh reads with the transaction's clock, and leave every
 //! state change to the one writer behind `domain::EntryMove` / `InvitationMove`.
 //!
-//! Capabilities: [`admission`] (public signup), [`redemption`] (a code becomes a grant),
+//! Capabilities: [`admission`] (public signup), [`redemption`] (a code becomes a grant;
+//! a cohort code through [`cohort_redemption`]), [`cohorts`] (the owner's cohort codes),
 //! [`recipient`] (own status, entries, withdrawal, private content), [`programs`]
 //! (programs, notices, content, dashboard), [`decisions`] (select, decline, withdraw,
 //! revoke access), [`invitations`] (issue, bulk issue, delivery records, revoke),
@@ -13,6 +14,10 @@
 //! and owners).
 
 pub mod admission;
+pub mod admission_hook;
+pub mod api_keys;
+pub mod cohort_redemption;
+pub mod cohorts;
 pub mod decisions;
 pub mod invitations;
 pub mod membership;
@@ -21,6 +26,8 @@ pub mod programs;
 pub mod queue;
 pub mod recipient;
 pub mod redemption;
+pub mod server_api;
+pub mod webhooks;
 mod withdrawal;
 
 pub use owner::NotFound;

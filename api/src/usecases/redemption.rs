@@ -1,4 +1,5 @@
-//! A signed-in recipient turns a code into a grant for that code's program. Policy:
+//! A signed-in recipient turns a code into a grant for that code's program: an
+//! invitation code here, a cohort code in [`super::cohort_redemption`]. Policy:
 //! every failure — unknown, foreign, unverified, used, revoked, expired, no delivery
 //! record — is the same [`RedeemError::Denied`], and failed attempts are counted per
 //! account and per client address (in PostgreSQL, shared by every instance) so codes
@@ -9,6 +10,7 @@
 //! the transaction takes the locks workspace → program → entry → invitation → grant
 //! and decides on fresh reads.
 
+use super::cohort_redemption::{self, Redeemed};
 use crate::db::audit::{self, Actor, Detail, EventType};
 use crate::db::locks::{self, Strength};
 use crate::db::rate_limits::{self, Counted, Scope};
@@ -43,18 +45,29 @@ const WINDOW_SECS: i32 = 15 * 60;
 /// The per-address allowance is this many times the per-account one.
 const ADDRESS_FACTOR: u32 = 5;
 
-/// Redeems the code whose SHA-256 is `digest`; returns the program's slug.
+/// A presented code, recognized at the edge by its shape; each holds its SHA-256.
+#[derive(Debug, Clone)]
+pub enum PresentedCode {
+    /// A one-use invitation code.
+    Invitation(Vec<u8>),
+    /// A multi-use cohort code, with the notice version the user accepted, if any.
+    Cohort { digest: Vec<u8>, accepted: Option<i32> },
+}
+
+/// Redeems `code` (see [`PresentedCode`]); a cohort code may first answer with the
+/// notice to accept ([`Redeemed::NoticeRequired`], which is not a failed attempt).
 pub async fn redeem(
     state: &AppState,
     session: &Session,
     client: Option<IpAddr>,
-    digest: &[u8],
-) -> Result<String, RedeemError> {
+    code: &PresentedCode,
+) -> Result<Redeemed, RedeemError> {
     let limits = Limits::new(state, session, client);
     let counted = limits.count_attempt(state).await?;
-    let outcome = attempt(state, session, digest).await;
+    let outcome = attempt(state, session, code).await;
     match &outcome {
-        Ok(_) => crate::metrics::count("redemption", "redeemed"),
+        Ok(Redeemed::Active(_)) => crate::metrics::count("redemption", "redeemed"),
+        Ok(Redeemed::NoticeRequired { .. }) => crate::metrics::count("redemption", "notice_required"),
         Err(RedeemError::Denied) => crate::metrics::count("redemption", "denied"),
         Err(_) => {}
     }
@@ -64,11 +77,18 @@ pub async fn redeem(
     outcome
 }
 
-/// The identity lookup, then the transaction.
-async fn attempt(state: &AppState, session: &Session, digest: &[u8]) -> Result<String, RedeemError> {
+/// The identity lookup, then the code's own transaction.
+async fn attempt(state: &AppState, session: &Session, code: &PresentedCode) -> Result<Redeemed, RedeemError> {
     let emails = state.identity.backend.verified_emails(&session.user_id).await?;
     let emails: Vec<&str> = emails.iter().map(|e| e.as_str()).collect();
-    grant(state, digest, &session.user_id, &emails).await
+    match code {
+        PresentedCode::Invitation(digest) => {
+            grant(state, digest, &session.user_id, &emails).await.map(Redeemed::Active)
+        }
+        PresentedCode::Cohort { digest, accepted } => {
+            cohort_redemption::redeem(&state.pool, digest, &session.user_id, &emails, *accepted).await
+        }
+    }
 }
 
 /// The transaction; `Denied` for every reason the code does not open the program.

@@ -2,15 +2,29 @@
 //! process logging at debug level, then search everything it printed for the emails,
 //! codes, identity-provider ids and tokens it handled. None may appear.
 
+use crate::support::integrations::{signed_headers, unix_now};
 use crate::support::process::ApiProcess;
-use crate::support::TestApp;
+use crate::support::receiver::Receiver;
+use crate::support::{eventually, TestApp};
+use std::time::Duration;
 
 #[tokio::test]
 async fn server_output_holds_no_email_code_id_or_token() {
-    let in_process = TestApp::spawn().await;
-    let api = ApiProcess::start(&in_process.db_url, &in_process.clerk, &[]).await;
+    // The process under scan does every delivery: the in-process server's worker idles.
+    let in_process = TestApp::spawn_with(|s| s.integrations.poll = Duration::from_secs(3600)).await;
+    let env = [("WEBHOOK_ALLOW_LOOPBACK", "true"), ("OUTBOX_POLL_MS", "50"), ("OUTBOX_BACKOFF_SCALE", "0.001")];
+    let api = ApiProcess::start(&in_process.db_url, &in_process.clerk, &env).await;
     let app = in_process.at(&api.base);
     let (owner, ws) = app.owner("owner.secret@example.com").await;
+    // Integrations (issue 13): a webhook with its deliveries, an API key and its calls,
+    // the admission hook.
+    let receiver = Receiver::start().await;
+    let webhook = owner.create_webhook(ws, &receiver.url()).await;
+    receiver.trust(&webhook.secret);
+    let rotated = owner.rotate_webhook_secret(ws, webhook.webhook.id).await;
+    receiver.trust(&rotated.secret);
+    let key = owner.create_api_key(ws, &["access:read", "entries:read"]).await;
+    let hook = owner.set_hook_secret(ws).await;
     let rita = app.recipient("rita.secret@example.com").await;
     let invited = owner.invited(ws, "scan-beta", "rita.secret@example.com").await;
     app.signup("scan-beta", "rita.secret@example.com").await;
@@ -22,9 +36,23 @@ async fn server_output_holds_no_email_code_id_or_token() {
     owner.entry(invited.program, invited.entry).await;
     owner.export(invited.program).await.assert(200);
     rita.withdraw("scan-beta").await;
+    app.v1(&key.secret, &format!("/api/v1/programs/scan-beta/access?clerkUserId={}", rita.user_id)).await.assert(200);
+    app.v1(&key.secret, "/api/v1/programs/scan-beta/entries").await.assert(200);
+    let body = serde_json::json!({"user": {"email": "rita.secret@example.com"}}).to_string();
+    let headers = signed_headers(&hook.secret, "msg_scan", unix_now(), &body);
+    let mut call = app.http.post(app.url(&format!("/api/hooks/admit/{ws}"))).header("content-type", "application/json");
+    for (name, value) in &headers {
+        call = call.header(*name, value);
+    }
+    assert!(call.body(body).send().await.unwrap().status().is_client_error());
     app.clerk.users_unavailable(true).await;
     rita.try_entries().await.assert(503);
+    app.v1(&key.secret, &format!("/api/v1/programs/scan-beta/access?clerkUserId={}", rita.user_id)).await.assert(200);
     app.clerk.users_unavailable(false).await;
+    eventually("every webhook delivered", Duration::from_secs(60), || async {
+        (app.undelivered().await == 0 && receiver.accepted_ids() == app.outbox_message_ids().await).then_some(())
+    })
+    .await;
 
     let output = api.output();
     assert!(output.contains("request"), "the server logged its requests");
@@ -41,7 +69,19 @@ async fn server_output_holds_no_email_code_id_or_token() {
         ("a token's signature", rita.token.rsplit('.').next().unwrap().to_owned()),
         ("a CSRF token", me.csrf_token),
         ("private content", "Private notes for scan-beta".to_owned()),
+        ("a webhook secret", webhook.secret[6..].to_owned()),
+        ("a rotated webhook secret", rotated.secret[6..].to_owned()),
+        ("an API key", key.secret[4..].to_owned()),
+        ("a hook secret", hook.secret[6..].to_owned()),
     ];
+    for (_, payload) in &receiver.log.lock().unwrap().accepted {
+        let text = payload.to_string();
+        for (what, secret) in &secrets {
+            assert!(!text.contains(secret.as_str()), "{what} reached a webhook payload");
+        }
+    }
+    let attempts: Vec<String> = app.column("SELECT outcome FROM outbox_attempts", &[]).await;
+    assert!(!attempts.is_empty() && output.contains("outbox delivery attempt"), "deliveries were logged");
     for (what, secret) in &secrets {
         assert!(!output.contains(secret.as_str()), "{what} reached the server output");
     }

@@ -6,10 +6,12 @@
 mod common;
 mod support;
 
+mod admission_hook;
 mod applicant;
 mod audit;
 mod bulk;
 mod cli;
+mod cohorts;
 mod content;
 mod early_access;
 mod export;
@@ -25,5 +27,7 @@ mod programs;
 mod queue;
 mod redeem;
 mod security_headers;
+mod server_api;
 mod signup;
 mod spa;
+mod webhooks;

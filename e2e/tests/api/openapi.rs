@@ -58,7 +58,8 @@ async fn the_document_names_the_security_schemes_csrf_header_and_error_body() {
         let signed_in = path.starts_with("/api/me") || path.starts_with("/api/owner");
         let params: Vec<&str> =
             op["parameters"].as_array().into_iter().flatten().filter_map(|p| p["name"].as_str()).collect();
-        assert_eq!(op["security"].is_array(), signed_in, "{method} {path}: security");
+        let keyed = path.starts_with("/api/v1/");
+        assert_eq!(op["security"].is_array(), signed_in || keyed, "{method} {path}: security");
         assert_eq!(params.contains(&"X-CSRF-Token"), signed_in && method != "GET", "{method} {path}: CSRF header");
         if signed_in {
             assert!(op["responses"]["401"].is_object(), "{method} {path}: 401");
@@ -70,6 +71,19 @@ async fn the_document_names_the_security_schemes_csrf_header_and_error_body() {
             assert!(op["responses"]["404"].is_object(), "{method} {path}: the uniform 404");
         }
     }
+    let v1 = &doc["paths"]["/api/v1/programs/{slug}/access"]["get"];
+    assert_eq!(v1["security"][0]["api_key"], serde_json::json!([]), "{v1}");
+    for status in ["401", "403", "404", "429", "503"] {
+        assert!(v1["responses"][status].is_object(), "access check: {status}");
+    }
+    let webhooks = doc["webhooks"].as_object().expect("top-level webhooks");
+    assert_eq!(webhooks.len(), 9);
+    let created = &webhooks["grant.created"]["post"];
+    assert_eq!(
+        created["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/WebhookPayload"
+    );
+    assert!(doc["components"]["schemas"]["WebhookData"]["properties"]["grantId"].is_object());
     let csv = &doc["paths"]["/api/owner/programs/{id}/entries.csv"]["get"]["responses"]["200"]["content"];
     assert!(csv["text/csv"].is_object(), "{csv}");
     let bulk = &doc["paths"]["/api/owner/programs/{id}/invitations/bulk"]["post"]["responses"]["201"]["content"];

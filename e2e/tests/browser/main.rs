@@ -15,6 +15,7 @@ mod common;
 
 mod a11y;
 mod browser;
+mod cohort_journey;
 mod flows;
 mod journey;
 mod public_pages;

@@ -82,6 +82,7 @@ impl Stack {
             trusted_proxies: vec![],
             db_pool_size: 8,
             metrics_addr: None,
+            integrations: Default::default(),
         };
         let app = Application::build_with_listener(settings.clone(), listener).await.expect("server builds");
         tokio::spawn(app.run());

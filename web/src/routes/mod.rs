@@ -6,5 +6,6 @@ pub mod me;
 pub mod not_found;
 pub mod owner;
 pub mod redeem;
+pub mod redeem_notice;
 pub mod sign_in;
 pub mod waitlist;

@@ -1,15 +1,19 @@
-//! `/redeem`: paste an invitation code. The code travels only in a POST body; it is never
-//! put in a URL, stored or logged, and the field is cleared once it is used. Every kind of
-//! refusal gets the same generic text, as the API gives the same 404 for all of them.
+//! `/redeem`: paste an invitation code or a cohort code. The code travels only in a POST
+//! body; it is never put in a URL, stored or logged, and the field is cleared once it is
+//! used. Every kind of refusal gets the same generic text, as the API gives the same 404
+//! for all of them. A cohort code first answers with the program's notice: the
+//! [`NoticeStep`] shows it with the box to tick, then sends the code again with it.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
-use shared::api::{RedeemRequest, RedeemResponse};
+use shared::api::RedeemRequest;
+use shared::cohort::{canonical_code, RedeemNoticeStep, RedeemReply};
 
 use crate::api::{self, ApiError};
 use crate::components::set_title;
 use crate::components::status::{ErrorNotice, RequireSignIn, Success, Warning};
+use crate::routes::redeem_notice::NoticeStep;
 
 #[component]
 pub fn Redeem() -> impl IntoView {
@@ -23,14 +27,18 @@ pub fn Redeem() -> impl IntoView {
 #[derive(Clone)]
 enum Outcome {
     Redeemed(String),
+    /// A cohort code: accept this notice first (the code is kept for the second step).
+    Notice(RedeemNoticeStep, String),
     Refused,
     Busy,
     Failed(ApiError),
 }
 
-/// The code's shape: 43 characters of unpadded base64url (32 bytes).
+/// The code's shape: 43 characters of unpadded base64url (32 bytes, an invitation), or
+/// a cohort code (16 characters of Crockford base32, dashes and case as typed).
 fn well_formed(code: &str) -> bool {
-    code.len() == 43 && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    let invitation = code.len() == 43 && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    invitation || canonical_code(code).is_some()
 }
 
 #[component]
@@ -49,12 +57,13 @@ fn RedeemForm() -> impl IntoView {
         outcome.set(None);
         spawn_local(async move {
             let result =
-                api::post::<_, RedeemResponse>("/api/me/invitations/redeem", &RedeemRequest { code: value }).await;
+                api::post::<_, RedeemReply>("/api/me/invitations/redeem", &RedeemRequest::code(value.clone())).await;
             pending.set(false);
             outcome.set(Some(match result {
+                Ok(RedeemReply::NoticeRequired(step)) => Outcome::Notice(step, value),
                 Ok(r) => {
                     code.set(String::new());
-                    Outcome::Redeemed(r.program_slug)
+                    Outcome::Redeemed(r.program_slug().to_owned())
                 }
                 Err(e) if matches!(e.status, 400 | 404) => Outcome::Refused,
                 Err(e) if e.status == 429 => Outcome::Busy,
@@ -64,13 +73,13 @@ fn RedeemForm() -> impl IntoView {
     };
     view! {
         <form class="card form" method="post" novalidate on:submit=submit>
-            <p>"Paste the code the program's owner sent you. It works once, for the email address it was issued to, which must be verified on the account you are signed in with."</p>
-            <label for="redeem-code">"Invitation code"</label>
+            <p>"Paste the code the program's owner sent you. An invitation code works once, for the email address it was issued to, which must be verified on the account you are signed in with. A cohort code (like K7QF-2MXP-9TRD-A4HW) lets you join a program you are not yet on the list of."</p>
+            <label for="redeem-code">"Code"</label>
             <input id="redeem-code" class="mono" type="text" autocomplete="off" autocapitalize="off" spellcheck="false"
                 maxlength="64" prop:value=move || code.get() on:input=move |ev| code.set(event_target_value(&ev))
                 aria-invalid=move || shape_problem().to_string() aria-describedby="redeem-code-problem"/>
             <p id="redeem-code-problem" class="field-error" aria-live="polite">
-                {move || shape_problem().then_some("A code is 43 characters of letters, digits, - and _. Check that you copied all of it.")}
+                {move || shape_problem().then_some("An invitation code is 43 characters of letters, digits, - and _; a cohort code is 16 letters and digits in groups of four. Check that you copied all of it.")}
             </p>
             <button type="submit" disabled=move || pending.get() || !code.with(|c| well_formed(c.trim()))>
                 {move || if pending.get() { "Checking…" } else { "Redeem" }}
@@ -84,6 +93,13 @@ fn RedeemForm() -> impl IntoView {
                     <p><A href=format!("/early-access/{slug}") attr:class="button">"Open early access"</A></p>
                 </Success>
             }.into_any(),
+            Outcome::Notice(step, typed) => {
+                let done = Callback::new(move |o: Option<String>| {
+                    code.set(String::new());
+                    outcome.set(Some(o.map_or(Outcome::Refused, Outcome::Redeemed)));
+                });
+                view! { <NoticeStep step code=typed done/> }.into_any()
+            }
             Outcome::Refused => view! {
                 <Warning><p>"This code cannot be used. Check that you copied it exactly. If it still does not work, ask the person who sent it for a new one."</p></Warning>
             }.into_any(),

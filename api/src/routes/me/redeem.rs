@@ -1,21 +1,42 @@
-//! `POST /api/me/invitations/redeem {code}`: a code of the right shape (else 400) is
-//! redeemed by `usecases::redemption`; every failure is the same 404.
+//! `POST /api/me/invitations/redeem {code, noticeVersion?, permission?}`: an invitation
+//! code (43 characters of base64url) or a cohort code (16 of Crockford base32, any case,
+//! dashes allowed) is redeemed by `usecases::redemption`; anything else is 400. Every
+//! failure is the same 404. A usable cohort code answers 200 `notice_required` with the
+//! program's current notice until the request carries that notice's version and
+//! `permission: true`.
 
 use crate::crypto;
 use crate::http::client_addr::client_addr;
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
+use crate::routes::views;
 use crate::state::AppState;
-use crate::usecases::redemption;
+use crate::usecases::cohort_redemption::Redeemed;
+use crate::usecases::redemption::{self, PresentedCode};
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use shared::api::{RedeemRequest, RedeemResponse};
+use shared::cohort::{NoticeRequired, RedeemNoticeStep, RedeemReply};
 use shared::{EntryState, ErrorCode};
 
+/// The code's kind by its shape; a cohort code's acceptance counts only as the ticked
+/// box with a version (`permission: false` is no acceptance).
+fn presented(body: &RedeemRequest) -> Result<PresentedCode> {
+    if let Some(digest) = crypto::code_digest(&body.code) {
+        return Ok(PresentedCode::Invitation(digest));
+    }
+    let digest = crypto::cohort_code_digest(&body.code).ok_or(ApiError::BadRequest(ErrorCode::InvalidCode))?;
+    let accepted = body.notice_version.filter(|_| body.permission == Some(true));
+    Ok(PresentedCode::Cohort { digest, accepted })
+}
+
 #[utoipa::path(operation_id = "redeemInvitation", request_body = RedeemRequest, responses(
-    (status = 200, description = "The code opened the program: a grant is now active.", body = RedeemResponse),
-    (status = 400, description = "The code is not 43 characters of unpadded base64url (`invalid_code`), or the body is malformed."),
-    (status = 404, description = "Unknown, foreign, unverified, used, revoked or expired code, or no delivery record: one answer for all."),
+    (status = 200, description = "`state: active`: the code opened the program and a grant is now active. \
+        `state: notice_required` (cohort codes only): nothing was written; accept the notice shown by sending \
+        the code again with its `noticeVersion` and `permission: true`.", body = RedeemReply),
+    (status = 400, description = "The code is neither an invitation code nor a cohort code (`invalid_code`), or the body is malformed."),
+    (status = 404, description = "Unknown, foreign, unverified, used, revoked or expired code, no delivery record, \
+        a cohort code used up or without a free seat, or the user already has an entry: one answer for all."),
     (status = 429, description = "Too many failed attempts for this account or address.", headers(("Retry-After" = u32, description = "Seconds to wait."))),
 ))]
 #[post("/me/invitations/redeem")]
@@ -25,8 +46,17 @@ async fn redeem(
     session: Session,
     body: web::Json<RedeemRequest>,
 ) -> Result<HttpResponse> {
-    let digest = crypto::code_digest(&body.code).ok_or(ApiError::BadRequest(ErrorCode::InvalidCode))?;
+    let code = presented(&body)?;
     let client = client_addr(&req, &state.settings.trusted_proxies);
-    let program_slug = redemption::redeem(&state, &session, client, &digest).await?;
-    Ok(HttpResponse::Ok().json(RedeemResponse { program_slug, state: EntryState::Active }))
+    let reply = match redemption::redeem(&state, &session, client, &code).await? {
+        Redeemed::Active(program_slug) => {
+            RedeemReply::Redeemed(RedeemResponse { program_slug, state: EntryState::Active })
+        }
+        Redeemed::NoticeRequired { slug, notice } => RedeemReply::NoticeRequired(RedeemNoticeStep {
+            program_slug: slug,
+            state: NoticeRequired::NoticeRequired,
+            notice: views::notice(&notice),
+        }),
+    };
+    Ok(HttpResponse::Ok().json(reply))
 }

@@ -3,6 +3,9 @@
 //! revoked owner and an owner of another workspace all get the same 404 as an absent
 //! object (declared once for every owner operation in the OpenAPI document).
 
+mod admission_hook;
+mod api_keys;
+mod cohort_codes;
 mod content;
 mod decisions;
 mod entries;
@@ -12,6 +15,7 @@ mod grants;
 mod invitations;
 mod notices;
 mod programs;
+mod webhooks;
 mod workspaces;
 
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -41,5 +45,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(grants::revoke)
         .service(content::get)
         .service(content::put)
-        .service(events::list);
+        .service(events::list)
+        .service(cohort_codes::create)
+        .service(cohort_codes::list)
+        .service(cohort_codes::read)
+        .service(cohort_codes::revoke);
+    webhooks::configure(cfg);
+    api_keys::configure(cfg);
+    admission_hook::configure(cfg);
 }

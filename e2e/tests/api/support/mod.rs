@@ -10,6 +10,8 @@
 //! A `TestApp` is cheap to clone (the identity process and the arranging connection are
 //! shared), so an `Owner` or a `Recipient` carries its own handle on the app.
 
+pub mod cohorts;
+pub mod integrations;
 pub mod invitations;
 pub mod owner;
 pub mod pg;
@@ -17,6 +19,7 @@ pub mod process;
 pub mod public;
 pub mod queue;
 pub mod race;
+pub mod receiver;
 pub mod recipient;
 pub mod reply;
 pub mod secrets;
@@ -74,6 +77,13 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
         trusted_proxies: vec![],
         db_pool_size: 8,
         metrics_addr: None,
+        integrations: api::config::IntegrationSettings {
+            allow_loopback: true,
+            poll: Duration::from_millis(100),
+            backoff_scale: 0.001,
+            lease_secs: 60,
+            api_key_rate_per_minute: 600,
+        },
     }
 }
 

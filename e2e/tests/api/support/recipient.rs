@@ -54,7 +54,7 @@ impl Recipient {
     }
 
     pub async fn try_redeem(&self, code: &str) -> Reply {
-        self.post("/api/me/invitations/redeem", &RedeemRequest { code: code.into() }).await
+        self.post("/api/me/invitations/redeem", &RedeemRequest::code(code)).await
     }
 
     pub async fn redeem(&self, code: &str) -> RedeemResponse {

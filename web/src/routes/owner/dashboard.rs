@@ -53,6 +53,7 @@ fn WorkspaceSection(ws: Workspace) -> impl IntoView {
             <div class="row spread">
                 <h2>{ws.name.clone()}</h2>
                 <A href=format!("/owner/workspaces/{id}/owners") attr:aria-label=format!("Owners of {}", ws.name)>"Owners"</A>
+                <A href=format!("/owner/workspaces/{id}/integrations") attr:aria-label=format!("Integrations of {}", ws.name)>"Integrations"</A>
             </div>
             {loaded(programs, move |r| match r {
                         Ok(list) if list.is_empty() => view! {

@@ -3,10 +3,12 @@
 //! 404 reads the same, whether the object is absent or not the caller's.
 
 pub mod audit;
+pub mod cohorts;
 pub mod content;
 pub mod dashboard;
 pub mod entry;
 pub mod entry_actions;
+pub mod integrations;
 pub mod new_program;
 pub mod notice;
 pub mod owners;

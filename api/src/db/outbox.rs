@@ -1,0 +1,170 @@
+//! The outbox's delivery side (the enqueue side is the `outbox_enqueue` trigger on
+//! `audit_events`, V20): claim due deliveries as leases, then record each outcome.
+//! Policy: a claim is one short statement (`FOR UPDATE SKIP LOCKED`, so instances never
+//! take the same row at once) that commits before any network call; an outcome is
+//! recorded only by the claim that holds the lease, in its own short transaction.
+
+use super::Result;
+use deadpool_postgres::{Client, Transaction};
+use serde_json::Value;
+use uuid::Uuid;
+
+/// A delivery this worker holds the lease on, with what it needs to deliver.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub id: i64,
+    pub claim: Uuid,
+    /// Attempts started so far, this one included.
+    pub attempts: i32,
+    pub target_kind: String,
+    pub event: OutboxEvent,
+    pub endpoint: Option<EndpointTarget>,
+}
+
+/// One integration event: its `webhook-id` basis, type, ids and the signed body.
+#[derive(Debug, Clone)]
+pub struct OutboxEvent {
+    pub id: Uuid,
+    pub event_type: String,
+    pub workspace_id: Uuid,
+    pub program_id: Uuid,
+    pub payload: Value,
+}
+
+/// Where a webhook delivery goes, and its sealed keys (the previous one while it
+/// still signs).
+#[derive(Clone)]
+pub struct EndpointTarget {
+    pub id: Uuid,
+    pub url: String,
+    pub secret_sealed: Vec<u8>,
+    pub previous_sealed: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for EndpointTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EndpointTarget").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+const CLAIM_SQL: &str = "WITH due AS ( \
+       SELECT d.id FROM outbox_deliveries d \
+       WHERE d.state = 'pending' AND d.next_attempt_at <= clock_timestamp() \
+         AND (d.claimed_until IS NULL OR d.claimed_until < clock_timestamp()) \
+         AND d.target_kind = ANY($4) \
+         AND (d.endpoint_id IS NULL OR EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.enabled)) \
+       ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED), \
+     claimed AS ( \
+       UPDATE outbox_deliveries d SET claim_id = $1, attempts = d.attempts + 1, \
+         claimed_until = clock_timestamp() + make_interval(secs => $3) \
+       FROM due WHERE d.id = due.id \
+       RETURNING d.id, d.attempts, d.target_kind, d.endpoint_id, d.event_id) \
+     SELECT c.id, c.attempts, c.target_kind, e.id, e.event_type, e.workspace_id, e.program_id, e.payload, \
+       w.id, w.url, w.secret_sealed, CASE WHEN w.previous_secret_until > clock_timestamp() THEN w.previous_secret_sealed END \
+     FROM claimed c JOIN outbox_events e ON e.id = c.event_id LEFT JOIN webhook_endpoints w ON w.id = c.endpoint_id \
+     ORDER BY c.id";
+
+/// Takes up to `limit` due deliveries of the target kinds this release knows for
+/// `lease_secs`, in one autocommitted statement. (A kind added by a newer release is
+/// left to the instances that know it, during a rolling upgrade.)
+pub async fn claim(client: &Client, claim: Uuid, kinds: &[&str], limit: i64, lease_secs: f64) -> Result<Vec<Claimed>> {
+    let stmt = client.prepare_cached(CLAIM_SQL).await?;
+    let rows = client.query(&stmt, &[&claim, &limit, &lease_secs, &kinds]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| Claimed {
+            id: r.get(0),
+            claim,
+            attempts: r.get(1),
+            target_kind: r.get(2),
+            event: OutboxEvent {
+                id: r.get(3),
+                event_type: r.get(4),
+                workspace_id: r.get(5),
+                program_id: r.get(6),
+                payload: r.get(7),
+            },
+            endpoint: r.get::<_, Option<Uuid>>(8).map(|id| EndpointTarget {
+                id,
+                url: r.get(9),
+                secret_sealed: r.get(10),
+                previous_sealed: r.get(11),
+            }),
+        })
+        .collect())
+}
+
+/// What one attempt saw (it is timed on the database clock when recorded: now minus
+/// its latency).
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub status_code: Option<i32>,
+    pub outcome: &'static str,
+    pub latency_ms: i32,
+}
+
+/// What becomes of the delivery after an attempt.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Next {
+    Delivered,
+    /// Due again after this many seconds.
+    RetryIn(f64),
+    Failed,
+}
+
+/// Records an attempt and, if `claim` still holds the lease, the delivery's next state;
+/// for a webhook, the endpoint's health: a success clears its failure record, a failure
+/// starts one, and an endpoint failing for `disable_after_days` is disabled.
+pub async fn finish(
+    tx: &Transaction<'_>,
+    delivery: &Claimed,
+    attempt: &Attempt,
+    next: Next,
+    disable_after_days: i32,
+) -> Result<()> {
+    // Endpoint before delivery: the order a cascading endpoint delete locks them in.
+    if let Some(endpoint) = &delivery.endpoint {
+        if next == Next::Delivered {
+            tx.execute(
+                "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
+                &[&endpoint.id],
+            )
+            .await?;
+        } else {
+            tx.execute(
+                "UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, clock_timestamp()), \
+                   enabled = enabled AND NOT coalesce(failing_since < clock_timestamp() - make_interval(days => $2), false), \
+                   disabled_reason = CASE WHEN enabled AND failing_since < clock_timestamp() - make_interval(days => $2) \
+                     THEN 'failing' ELSE disabled_reason END \
+                 WHERE id = $1",
+                &[&endpoint.id, &disable_after_days],
+            )
+            .await?;
+        }
+    }
+    let (state, retry_in) = match next {
+        Next::Delivered => ("delivered", 0.0),
+        Next::RetryIn(secs) => ("pending", secs),
+        Next::Failed => ("failed", 0.0),
+    };
+    let updated = tx
+        .execute(
+            "UPDATE outbox_deliveries SET state = $3, claim_id = NULL, claimed_until = NULL, \
+               next_attempt_at = CASE WHEN $3 = 'pending' THEN clock_timestamp() + make_interval(secs => $4) ELSE next_attempt_at END, \
+               finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE clock_timestamp() END \
+             WHERE id = $1 AND claim_id = $2",
+            &[&delivery.id, &delivery.claim, &state, &retry_in],
+        )
+        .await?;
+    if updated == 0 {
+        tracing::warn!(delivery = delivery.id, "outbox lease lapsed before the outcome was recorded");
+    }
+    tx.execute(
+        "INSERT INTO outbox_attempts (delivery_id, attempted_at, status_code, outcome, latency_ms) \
+         SELECT $1, clock_timestamp() - make_interval(secs => $4::int / 1000.0), $2, $3, $4 \
+         WHERE EXISTS (SELECT 1 FROM outbox_deliveries WHERE id = $1)",
+        &[&delivery.id, &attempt.status_code, &attempt.outcome, &attempt.latency_ms],
+    )
+    .await?;
+    Ok(())
+}

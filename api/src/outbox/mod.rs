@@ -1,0 +1,111 @@
+//! The transactional outbox's delivery side. Events are enqueued by the database in the
+//! transaction that appends their audit event (V20's `outbox_enqueue` trigger); every API
+//! process runs one worker ([`spawn`]) that claims due deliveries as leases
+//! (`db::outbox::claim`), delivers them with no transaction open, and records each
+//! outcome. Retries back off about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20 %
+//! jitter), then the delivery is failed; a webhook endpoint failing for 3 days is disabled.
+//!
+//! Delivery is at least once: a process killed mid-delivery leaves a lease that lapses,
+//! and another worker delivers again with the same `webhook-id`. A new target kind (an
+//! internal handler, e.g. a Clerk sync) is a [`TargetKind`] variant, an arm in
+//! `worker::dispatch`, and rows in `outbox_internal_subscriptions` (NOTES-integrations.md).
+
+pub mod target;
+mod webhook;
+mod worker;
+
+pub use webhook::message_id as webhook_message_id;
+pub use worker::spawn;
+
+/// Attempts in all before a delivery is failed.
+pub const MAX_ATTEMPTS: i32 = 8;
+/// An endpoint failing this long is disabled.
+pub const DISABLE_AFTER_DAYS: i32 = 3;
+/// Waits after the 1st, 2nd, … failed attempt.
+const SCHEDULE_SECS: [f64; 7] = [5.0, 300.0, 1800.0, 7200.0, 18000.0, 36000.0, 36000.0];
+
+/// Where a delivery goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    /// An owner's webhook endpoint (Standard Webhooks).
+    Webhook,
+}
+
+impl TargetKind {
+    pub const ALL: [TargetKind; 1] = [TargetKind::Webhook];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetKind::Webhook => "webhook",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TargetKind> {
+        TargetKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// What a handler reports for one attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Delivered {
+        status: Option<i32>,
+    },
+    /// Try again later (backoff), with what went wrong.
+    Retry {
+        status: Option<i32>,
+        reason: Reason,
+    },
+    /// Give up now.
+    Failed {
+        reason: Reason,
+    },
+}
+
+/// Why an attempt did not deliver (the stored `outcome` of the attempt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    HttpStatus,
+    Timeout,
+    Connection,
+    RefusedTarget,
+    HandlerError,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::HttpStatus => "http_status",
+            Reason::Timeout => "timeout",
+            Reason::Connection => "connection",
+            Reason::RefusedTarget => "refused_target",
+            Reason::HandlerError => "handler_error",
+        }
+    }
+}
+
+/// The wait before the next attempt after `attempts` failed ones, scaled, with `jitter`
+/// in [0, 1) spreading it ±20 %; `None` when no attempt is left.
+pub fn retry_delay(attempts: i32, scale: f64, jitter: f64) -> Option<f64> {
+    if attempts >= MAX_ATTEMPTS {
+        return None;
+    }
+    let base = SCHEDULE_SECS.get(usize::try_from(attempts - 1).ok()?)?;
+    Some(base * scale * (0.8 + 0.4 * jitter))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schedule_backs_off_then_gives_up() {
+        assert_eq!(retry_delay(1, 1.0, 0.5), Some(5.0));
+        assert_eq!(retry_delay(2, 1.0, 0.5), Some(300.0));
+        assert_eq!(retry_delay(7, 1.0, 0.5), Some(36000.0));
+        assert_eq!(retry_delay(8, 1.0, 0.5), None);
+        let low = retry_delay(3, 1.0, 0.0).unwrap();
+        let high = retry_delay(3, 1.0, 0.999).unwrap();
+        assert!(low >= 1440.0 && high < 2160.0 && low < high);
+    }
+}

@@ -1,0 +1,77 @@
+//! A signed-in user redeems a cohort code: with a verified email and no entry in the
+//! code's program, after accepting the program's current notice, they get an entry
+//! (already `active`, source `cohort`, recording the notice and the choice time) and a
+//! grant. Policy: the same [`RedeemError::Denied`] for every reason the code does not
+//! open the program for this user (unknown, revoked, expired, used up, no seat, an
+//! entry or grant already there, no notice), so the answer is today's redemption
+//! failure. A usable code without acceptance of the current notice writes nothing and
+//! answers [`Redeemed::NoticeRequired`] with that notice.
+//!
+//! Locks: workspace `FOR KEY SHARE` → program `FOR UPDATE` → the caller's entry (none
+//! may exist) → the code `FOR UPDATE`; then the clock, and fresh reads of seats and the
+//! caller's grants. Every writer of the program's entries, grants and codes holds the
+//! program row first, so uses and seats are exact under any concurrency, across
+//! instances; the `uses <= max_uses` CHECK is the backstop.
+
+use super::redemption::RedeemError;
+use crate::db::audit::{self, Actor, Detail, EventType};
+use crate::db::cohorts::{self, CohortUse};
+use crate::db::locks::{self, Strength};
+use crate::db::programs::NoticeRow;
+use crate::db::{self, entries, invitations};
+use deadpool_postgres::Pool;
+
+/// What a redemption ended with.
+#[derive(Debug)]
+pub enum Redeemed {
+    /// The grant is active; the program's slug.
+    Active(String),
+    /// Nothing written: the user must accept this notice of the program `slug` first.
+    NoticeRequired { slug: String, notice: NoticeRow },
+}
+
+/// Redeems the cohort code whose digest is `digest` for `user_id`, whose verified emails
+/// are `emails` (sorted; the first becomes the entry's). `accepted` is the notice version
+/// the user ticked the box for, if they did.
+pub async fn redeem(
+    pool: &Pool,
+    digest: &[u8],
+    user_id: &str,
+    emails: &[&str],
+    accepted: Option<i32>,
+) -> Result<Redeemed, RedeemError> {
+    use RedeemError::Denied;
+    let email = *emails.first().ok_or(Denied)?;
+    db::transaction(pool, async |tx| {
+        let (code_id, program_id, workspace_id) = cohorts::route_by_digest(tx, digest).await?.ok_or(Denied)?;
+        if locks::workspace(tx, workspace_id, Strength::KeyShare).await? != Some(true) {
+            return Err(Denied);
+        }
+        let program = locks::program(tx, workspace_id, program_id, Strength::Update).await?.ok_or(Denied)?;
+        if entries::lock_own(tx, program.id, emails).await?.is_some() {
+            return Err(Denied);
+        }
+        let code = cohorts::lock(tx, program.id, code_id).await?.ok_or(Denied)?;
+        let now = locks::now(tx).await?;
+        let notice_id = program.current_notice_id.ok_or(Denied)?;
+        if !code.usable(now)
+            || invitations::seats_in_use(tx, program.id, now).await? >= i64::from(program.seat_cap)
+            || cohorts::user_has_grant(tx, program.id, user_id).await?
+        {
+            return Err(Denied);
+        }
+        if accepted != program.current_notice_version {
+            let notice = cohorts::notice(tx, program.id, notice_id).await?.ok_or(Denied)?;
+            return Ok(Redeemed::NoticeRequired { slug: program.slug, notice });
+        }
+        let one = CohortUse { program_id: program.id, code_id, email, notice_id, clerk_user_id: user_id, now };
+        let (entry, grant) = cohorts::record_use(tx, &one).await?.ok_or(Denied)?;
+        let version = i64::from(program.current_notice_version.unwrap_or_default());
+        let signup = [("noticeVersion", Detail::Number(version)), ("source", Detail::Code("cohort"))];
+        audit::record(tx, program.id, Some(entry), Actor::Recipient, EventType::Signup, now, &signup).await?;
+        let used = [("cohortCodeId", Detail::Id(code_id)), ("grantId", Detail::Id(grant))];
+        audit::record(tx, program.id, Some(entry), Actor::Recipient, EventType::Redeemed, now, &used).await?;
+        Ok(Redeemed::Active(program.slug))
+    })
+    .await
+}

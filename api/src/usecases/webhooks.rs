@@ -1,0 +1,215 @@
+//! Webhook endpoints of a workspace: create (the signing secret is answered once), list,
+//! change, delete, rotate the secret (the old one keeps signing for 24 h), and the
+//! delivery log with a retry. Every write is an owner action under the workspace lock,
+//! recorded in `workspace_audit_events`. URLs follow the SSRF rule of
+//! `outbox::target`, checked here and again at every delivery.
+
+use super::{owner, use_case_error};
+use crate::crypto;
+use crate::db::locks::Strength;
+use crate::db::webhooks::{self, AttemptRow, DeliveryRow, EndpointRow, NewEndpoint};
+use crate::db::workspace_audit;
+use crate::outbox::target::{self, UrlError};
+use crate::outbox::MAX_ATTEMPTS;
+use crate::standard_webhooks;
+use deadpool_postgres::Pool;
+use shared::integrations::WebhookEventType;
+use uuid::Uuid;
+
+/// How long a rotated-out secret keeps signing.
+pub const ROTATION_OVERLAP_HOURS: i32 = 24;
+
+use_case_error! {
+    pub enum WebhookError {
+        #[error("invalid url")]
+        InvalidUrl,
+        #[error("refused url")]
+        RefusedUrl,
+        #[error("invalid events")]
+        InvalidEvents,
+        #[error("invalid program ids")]
+        InvalidProgramIds,
+    }
+}
+
+/// A secret on its way to the one response that shows it; `Debug` never prints it.
+pub struct FreshSecret(String);
+
+impl FreshSecret {
+    pub(crate) fn new(secret: String) -> FreshSecret {
+        FreshSecret(secret)
+    }
+
+    pub fn reveal(self) -> String {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for FreshSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FreshSecret(..)")
+    }
+}
+
+/// A checked endpoint definition.
+#[derive(Debug, Clone)]
+pub struct NewWebhook {
+    url: String,
+    events: Vec<String>,
+    program_ids: Option<Vec<Uuid>>,
+}
+
+/// 1–20 distinct event types, in their canonical order.
+pub fn event_list(events: &[WebhookEventType]) -> Result<Vec<String>, WebhookError> {
+    let list: Vec<String> =
+        WebhookEventType::ALL.into_iter().filter(|t| events.contains(t)).map(|t| t.as_str().to_owned()).collect();
+    if list.is_empty() {
+        return Err(WebhookError::InvalidEvents);
+    }
+    Ok(list)
+}
+
+impl NewWebhook {
+    pub fn parse(
+        url: String,
+        events: &[WebhookEventType],
+        program_ids: Option<Vec<Uuid>>,
+        allow_loopback: bool,
+    ) -> Result<NewWebhook, WebhookError> {
+        if url.len() > 2000 {
+            return Err(WebhookError::InvalidUrl);
+        }
+        target::check_url(&url, allow_loopback).map_err(|e| match e {
+            UrlError::Invalid => WebhookError::InvalidUrl,
+            UrlError::Refused => WebhookError::RefusedUrl,
+        })?;
+        let program_ids = match program_ids {
+            None => None,
+            Some(mut ids) => {
+                ids.sort();
+                ids.dedup();
+                if ids.is_empty() || ids.len() > 100 {
+                    return Err(WebhookError::InvalidProgramIds);
+                }
+                Some(ids)
+            }
+        };
+        Ok(NewWebhook { url, events: event_list(events)?, program_ids })
+    }
+}
+
+pub async fn create(
+    pool: &Pool,
+    server_key: &[u8],
+    user_id: &str,
+    workspace_id: Uuid,
+    new: &NewWebhook,
+) -> Result<(EndpointRow, FreshSecret), WebhookError> {
+    let (secret, key) = standard_webhooks::new_secret();
+    let id = Uuid::new_v4();
+    let sealed = crypto::seal(server_key, id.as_bytes(), &key);
+    let row = owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        if let Some(ids) = &new.program_ids {
+            if webhooks::programs_in_workspace(w.tx, workspace_id, ids).await? != ids.len() {
+                return Err(WebhookError::InvalidProgramIds);
+            }
+        }
+        let endpoint = NewEndpoint {
+            id,
+            workspace_id,
+            url: &new.url,
+            event_types: &new.events,
+            program_ids: new.program_ids.as_deref(),
+            secret_sealed: &sealed,
+        };
+        let row = webhooks::insert(w.tx, &endpoint, w.now).await?;
+        workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.created", Some(id), w.now).await?;
+        Ok(row)
+    })
+    .await?;
+    Ok((row, FreshSecret(secret)))
+}
+
+pub async fn list(pool: &Pool, user_id: &str, workspace_id: Uuid) -> Result<Vec<EndpointRow>, WebhookError> {
+    owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Share, async |w| {
+        Ok(webhooks::list(w.tx, workspace_id).await?)
+    })
+    .await
+}
+
+pub async fn update(
+    pool: &Pool,
+    user_id: &str,
+    (workspace_id, id): (Uuid, Uuid),
+    events: Option<Vec<String>>,
+    enabled: Option<bool>,
+) -> Result<EndpointRow, WebhookError> {
+    owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        let row = webhooks::update(w.tx, workspace_id, id, events.as_deref(), enabled, w.now).await?;
+        let row = row.ok_or(WebhookError::NotFound)?;
+        workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.updated", Some(id), w.now).await?;
+        Ok(row)
+    })
+    .await
+}
+
+pub async fn delete(pool: &Pool, user_id: &str, (workspace_id, id): (Uuid, Uuid)) -> Result<(), WebhookError> {
+    owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        if !webhooks::delete(w.tx, workspace_id, id).await? {
+            return Err(WebhookError::NotFound);
+        }
+        workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.deleted", Some(id), w.now).await?;
+        Ok(())
+    })
+    .await
+}
+
+pub async fn rotate(
+    pool: &Pool,
+    server_key: &[u8],
+    user_id: &str,
+    (workspace_id, id): (Uuid, Uuid),
+) -> Result<(EndpointRow, FreshSecret), WebhookError> {
+    let (secret, key) = standard_webhooks::new_secret();
+    let sealed = crypto::seal(server_key, id.as_bytes(), &key);
+    let row = owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        let row = webhooks::rotate(w.tx, workspace_id, id, &sealed, w.now, ROTATION_OVERLAP_HOURS).await?;
+        let row = row.ok_or(WebhookError::NotFound)?;
+        workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.secret_rotated", Some(id), w.now).await?;
+        Ok(row)
+    })
+    .await?;
+    Ok((row, FreshSecret(secret)))
+}
+
+/// A page of the endpoint's deliveries, newest first, with their attempts.
+pub async fn deliveries(
+    pool: &Pool,
+    user_id: &str,
+    (workspace_id, id): (Uuid, Uuid),
+    before: i64,
+    limit: i64,
+) -> Result<(Vec<DeliveryRow>, Vec<AttemptRow>), WebhookError> {
+    owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Share, async |w| {
+        webhooks::get(w.tx, workspace_id, id).await?.ok_or(WebhookError::NotFound)?;
+        Ok(webhooks::deliveries(w.tx, workspace_id, id, before, limit).await?)
+    })
+    .await
+}
+
+/// Makes one delivery due now, with at least one attempt left.
+pub async fn retry(
+    pool: &Pool,
+    user_id: &str,
+    (workspace_id, id): (Uuid, Uuid),
+    delivery_id: i64,
+) -> Result<(), WebhookError> {
+    owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        if !webhooks::retry(w.tx, workspace_id, id, delivery_id, w.now, MAX_ATTEMPTS).await? {
+            return Err(WebhookError::NotFound);
+        }
+        workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.delivery_retried", Some(id), w.now).await?;
+        Ok(())
+    })
+    .await
+}

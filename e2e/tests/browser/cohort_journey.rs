@@ -1,0 +1,85 @@
+//! Cohort codes in the browser (issue 14): the owner creates a cohort code on the
+//! program's "Cohort codes" page (shown once, with its uses meter), and a person who is
+//! on no list redeems it at `/redeem` through the notice step — the notice exactly as
+//! published, an unticked box — and reads the content. Every page is checked for
+//! accessibility.
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::browser::Browser;
+use crate::flows::{sign_in, sign_out};
+use crate::stack::{in_browser, Stack};
+
+const OWNER: &str = "cora.owner@example.com";
+const NEWCOMER: &str = "nia.newcomer@example.com";
+const SLUG: &str = "cohort-beta";
+const PURPOSE: &str = "Early access to the Cohort beta for our launch partners.";
+const CONTACT: &str = "Questions: privacy@cohort.example.";
+const RETENTION: &str = "We keep your address until the beta ends.";
+const CONTENT: &str = "Welcome, launch partner: your build is at builds.cohort.example.";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cohort_code_lets_a_new_person_in_through_the_notice_step() {
+    in_browser(|stack, b| Box::pin(journey(stack, b))).await;
+}
+
+async fn journey(stack: &Stack, b: &Browser) {
+    let (owner, workspace) = stack.owner(OWNER).await;
+    let program = arrange_program(stack, &owner, workspace).await;
+
+    // The owner creates a code: shown once, then only its uses.
+    sign_in(b, OWNER, &format!("/owner/programs/{program}/cohorts"), false).await;
+    b.wait_text("No cohort codes yet.").await;
+    b.check_page("cohorts-empty").await;
+    b.fill("#cohort-label", "Launch partners").await;
+    b.fill("#cohort-uses", "5").await;
+    b.click_button("Create code").await;
+    b.wait_text("This is the only time the code is shown.").await;
+    let code = b.element("#cohort-code").await.prop("value").await.unwrap().unwrap_or_default();
+    assert_eq!(code.len(), 19, "four groups of four: {code:?}");
+    b.wait_text("0 / 5").await;
+    b.check_page("cohorts-created").await;
+    b.reload().await;
+    b.wait_text("Launch partners").await;
+    assert!(!b.driver.source().await.unwrap().contains(&code), "the code is in the page after a reload");
+    sign_out(b).await;
+
+    // A person on no list redeems it: the notice first, the box unticked.
+    sign_in(b, NEWCOMER, "/redeem", false).await;
+    b.fill("#redeem-code", &code.to_lowercase()).await;
+    b.click_button("Redeem").await;
+    for text in [PURPOSE, CONTACT, RETENTION] {
+        b.wait_text(text).await;
+    }
+    let permission = b.element("#cohort-permission").await;
+    assert!(!permission.is_selected().await.unwrap(), "the permission box starts unticked");
+    b.check_page("redeem-notice").await;
+    b.tick("#cohort-permission").await;
+    b.click_button("Accept and join").await;
+    b.wait_text("You're in").await;
+    assert!(!b.path().await.to_lowercase().contains(&code.to_lowercase()), "no code in the URL");
+    b.click_link("Open early access").await;
+    b.wait_text(CONTENT).await;
+    sign_out(b).await;
+
+    // The owner sees the use.
+    sign_in(b, OWNER, &format!("/owner/programs/{program}/cohorts"), false).await;
+    b.wait_text("1 / 5").await;
+}
+
+/// An open program with its notice, content and access on, straight through the API.
+async fn arrange_program(stack: &Stack, owner: &crate::common::clerk::User, workspace: uuid::Uuid) -> String {
+    let body = json!({"workspaceId": workspace, "slug": SLUG, "purpose": PURPOSE, "queueCap": 100,
+        "hourlyCap": 100, "seatCap": 100, "maxInviteDays": 14});
+    let program = stack.call(owner, Method::POST, "/api/owner/programs", body).await;
+    let id = program["id"].as_str().unwrap().to_owned();
+    let notice = json!({"purpose": PURPOSE, "contactText": CONTACT, "retentionText": RETENTION});
+    stack.call(owner, Method::POST, &format!("/api/owner/programs/{id}/notices"), notice).await;
+    let content = json!({"expectedRevision": 0, "body": CONTENT});
+    stack.call(owner, Method::PUT, &format!("/api/owner/programs/{id}/content"), content).await;
+    let current = stack.call(owner, Method::GET, &format!("/api/owner/programs/{id}"), json!(null)).await;
+    let patch = json!({"expectedRevision": current["revision"], "accessEnabled": true});
+    stack.call(owner, Method::PATCH, &format!("/api/owner/programs/{id}"), patch).await;
+    id
+}
