@@ -255,3 +255,43 @@ async fn fifty_parallel_redemptions_across_two_instances_grant_exactly_ten() {
     let b = ApiProcess::start(&app.db_url, &app.clerk, &env).await;
     fifty_race_for_ten(&app, &[app.at(&a.base), app.at(&b.base)], "cohort-race-two").await;
 }
+
+#[tokio::test]
+async fn a_cohort_use_is_a_grant_created_event_and_its_grant_is_revoked_like_any_other() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    owner.create_webhook(ws, "http://127.0.0.1:9/hook").await;
+    let program = cohort_program(&owner, ws, "cohort-events", 100).await;
+    let created = owner.create_cohort_code(program, 3).await;
+    let rita = app.recipient("rita@example.com").await;
+    rita.redeem_cohort(&created.code).await;
+
+    // The outbox sees an entry and a grant, like an invitation's redemption.
+    let grant: Uuid = app.scalar("SELECT id FROM grants WHERE program_id = $1", &[&program]).await;
+    let events: Vec<String> =
+        app.column("SELECT event_type FROM outbox_events WHERE program_id = $1", &[&program]).await;
+    assert!(events.iter().any(|t| t == "entry.created"), "{events:?}");
+    let announced: Vec<String> = app
+        .column(
+            "SELECT payload->'data'->>'grantId' FROM outbox_events WHERE program_id = $1 AND event_type = 'grant.created'",
+            &[&program],
+        )
+        .await;
+    assert_eq!(announced, [grant.to_string()]);
+
+    // The owner's entry detail shows the grant and no invitation; revoking it ends access.
+    let entry = app.entry_id(program, "rita@example.com").await;
+    let detail: shared::api::EntryDetail =
+        owner.get(&format!("/api/owner/programs/{program}/entries/{entry}")).await.expect(200);
+    assert!(detail.invitations.is_empty());
+    assert_eq!(detail.grant.map(|g| (g.id, g.active)), Some((grant, true)));
+    owner.revoke_grant(grant).await;
+    rita.try_early_access("cohort-events").await.assert(404);
+    let revoked: i64 = app
+        .scalar(
+            "SELECT count(*) FROM outbox_events WHERE program_id = $1 AND event_type = 'grant.revoked'",
+            &[&program],
+        )
+        .await;
+    assert_eq!(revoked, 1);
+}
