@@ -176,6 +176,7 @@ impl From<AdmitError> for ApiError {
     fn from(e: AdmitError) -> Self {
         match e {
             AdmitError::NotFound => ApiError::NotFound,
+            AdmitError::ChallengeFailed => ApiError::BadRequest(ErrorCode::ChallengeFailed),
             AdmitError::KeyReused => ApiError::Conflict(ErrorCode::RequestKeyReused),
             AdmitError::Closed => ApiError::Conflict(ErrorCode::SignupClosed),
             AdmitError::NoticeOutdated => ApiError::Conflict(ErrorCode::NoticeOutdated),

@@ -8,6 +8,15 @@
 //! replayed key — is the same answer, and every cap the same refusal, so no answer tells
 //! whether an email is on a list.
 //!
+//! Flags (`crate::screening`): the disposable-domain check and the provider's mailbox key
+//! are computed before the transaction; the entry insert stores them and links the
+//! earliest entry with the same mailbox. They never change the answer.
+//!
+//! Proof of work (`crate::pow`): for a key without a committed receipt, the solution is
+//! verified before anything is counted or written; inside the transaction, after the
+//! receipt check, its signature is recorded in `pow_spent` — a used one refuses the
+//! signup (`challenge_failed`), and a refused admission rolls the record back.
+//!
 //! Rate control: before the transaction, a key without a committed receipt counts one
 //! hit for the client address (an HMAC of it, never the address) in a one-minute window
 //! shared through PostgreSQL by every API instance. Replays of committed keys are not
@@ -19,8 +28,12 @@ use crate::db::rate_limits::{self, Scope};
 use crate::db::signups::{self, NewEntry};
 use crate::db::{self, DbError, TxError};
 use crate::metrics;
+use crate::pow;
+use crate::screening;
 use crate::state::AppState;
-use shared::EmailKey;
+use chrono::DateTime;
+use shared::api::PowLevel;
+use shared::{EmailKey, SourceRef};
 use std::net::IpAddr;
 use uuid::Uuid;
 
@@ -41,6 +54,8 @@ pub enum AdmitError {
     /// The address's minute frees in `retry_after` seconds.
     #[error("too many new attempts from this address")]
     RateLimited { retry_after: u32 },
+    #[error("the proof of work is missing, wrong, expired or used")]
+    ChallengeFailed,
     #[error(transparent)]
     Db(#[from] DbError),
 }
@@ -60,6 +75,12 @@ pub struct NewSignup {
     pub email: EmailKey,
     pub notice_version: i32,
     pub permission: bool,
+    /// Where the applicant came from; not part of the binding (a retry from another
+    /// link is still the same attempt).
+    pub source: Option<SourceRef>,
+    /// The solved challenge (ALTCHA payload); not part of the binding either: a replay
+    /// needs none.
+    pub altcha: Option<String>,
 }
 
 impl std::fmt::Debug for NewSignup {
@@ -69,7 +90,8 @@ impl std::fmt::Debug for NewSignup {
             .field("email", &"<redacted>")
             .field("notice_version", &self.notice_version)
             .field("permission", &self.permission)
-            .finish()
+            .field("source", &self.source)
+            .finish_non_exhaustive()
     }
 }
 
@@ -124,7 +146,13 @@ async fn admit(
 ) -> Result<Admission, AdmitError> {
     let settings = &state.settings;
     let mut conn = state.pool.get().await.map_err(DbError::from)?;
-    let (target, committed) = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
+    let resolved = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
+    let (target, committed) = (resolved.target, resolved.committed);
+    // The receipt lookup comes first: a committed key replays without solving again.
+    let spend = match committed {
+        true => None,
+        false => verify_work(settings, slug, signup, resolved.pow_level)?,
+    };
     if !committed {
         let addr = client.map(|ip| ip.to_string()).unwrap_or_default();
         let subject = rate_limits::subject(&settings.hmac_key, Scope::SignupAddr, &addr);
@@ -135,6 +163,7 @@ async fn admit(
         }
     }
     let binding = signup.binding(&settings.hmac_key, target.program_id);
+    let screening = screening::screen(&signup.email);
     let email = signup.email.as_str();
     db::transaction_on(&mut conn, async |tx| {
         let facts = signups::read_under_locks(tx, target, signup.request_key, email).await?;
@@ -148,6 +177,12 @@ async fn admit(
                 true => Ok(Admission::Replay),
                 false => Err(AdmitError::KeyReused),
             };
+        }
+        if let Some(spend) = &spend {
+            let expires = DateTime::from_timestamp(spend.expires_at, 0).unwrap_or(facts.now);
+            if !db::pow::spend(tx, &spend.signature, expires).await? {
+                return Err(AdmitError::ChallengeFailed);
+            }
         }
         if !program.signup_open {
             return Err(AdmitError::Closed);
@@ -172,6 +207,9 @@ async fn admit(
             notice_id,
             notice_version: signup.notice_version,
             request_key: signup.request_key,
+            source_ref: signup.source.as_ref().map(SourceRef::as_str),
+            disposable_domain: screening.disposable_domain,
+            mailbox_key: screening.mailbox_key.as_deref(),
             binding: &binding,
             now: facts.now,
             bucket: facts.bucket,
@@ -185,6 +223,27 @@ async fn admit(
     .await
 }
 
+/// The solved challenge's check (`crate::pow`): one HMAC and one hash, before any write;
+/// `None` when the program asks for no work.
+fn verify_work(
+    settings: &crate::config::Settings,
+    slug: &str,
+    signup: &NewSignup,
+    level: PowLevel,
+) -> Result<Option<pow::Spend>, AdmitError> {
+    if pow::max_number(level).is_none() {
+        return Ok(None);
+    }
+    let now = chrono::Utc::now().timestamp();
+    match pow::verify(&settings.hmac_key, signup.altcha.as_deref(), slug, level, now) {
+        Ok(spend) => Ok(Some(spend)),
+        Err(refusal) => {
+            tracing::info!(?refusal, "proof of work refused");
+            Err(AdmitError::ChallengeFailed)
+        }
+    }
+}
+
 fn outcome_label(outcome: &Result<Admission, AdmitError>) -> &'static str {
     match outcome {
         Ok(Admission::Admitted) => "admitted",
@@ -193,6 +252,7 @@ fn outcome_label(outcome: &Result<Admission, AdmitError>) -> &'static str {
         Err(AdmitError::Capped) => "capped",
         Err(AdmitError::RateLimited { .. }) => "rate_limited",
         Err(AdmitError::KeyReused) => "key_reused",
+        Err(AdmitError::ChallengeFailed) => "challenge_failed",
         Err(AdmitError::Closed | AdmitError::NoticeOutdated | AdmitError::PermissionRequired) => "closed",
         Err(AdmitError::NotFound | AdmitError::Db(_)) => "failed",
     }
