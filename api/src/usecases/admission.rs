@@ -269,6 +269,8 @@ mod tests {
             email: EmailKey::parse("alice@example.com").unwrap(),
             notice_version: 3,
             permission: true,
+            source: None,
+            altcha: None,
         };
         for shown in [format!("{signup:?}"), format!("{signup:#?}")] {
             assert!(!shown.contains("alice") && !shown.contains("example"), "{shown}");
