@@ -39,7 +39,7 @@ enum Command {
         #[arg(value_name = "FILE")]
         file: std::path::PathBuf,
     },
-    /// Replace emails of withdrawn/declined entries last changed before a date with tombstones.
+    /// Redact entries that are over (withdrawn, declined, revoked) and last changed before a date.
     /// With `--reapply` instead: erase again every entry that a restore from an older
     /// backup brought back (needs SIGNUP_BINDING_KEY).
     Redact {

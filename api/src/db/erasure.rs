@@ -1,4 +1,4 @@
-//! Erasure's rows (issue 16): the redaction of one entry (the same statements as
+//! Erasure's rows (issue 16): the redaction of entries (one function for erasure and
 //! retention redaction: email → tombstone, delivery records without the owner's text,
 //! inactive grants without the Clerk user id; every row, link and time kept), the
 //! receipt, and the suppression: a keyed hash of the erased address that outlives a
@@ -18,9 +18,12 @@ pub fn address_hmac(key: &[u8], program_id: Uuid, email: &str) -> Vec<u8> {
     crate::crypto::binding(key, SUPPRESSION_PURPOSE, &[&program_id.as_bytes()[..], email.as_bytes()])
 }
 
-/// Redacts one locked entry and what names its person beside it.
-pub async fn redact_entry(tx: &Transaction<'_>, entry_id: Uuid, now: DateTime<Utc>) -> Result<()> {
-    let ids: &[Uuid] = &[entry_id];
+/// Redacts locked entries and what names their person beside them: the email becomes a
+/// tombstone (and the mailbox key goes with it, trigger of V41), delivery records lose
+/// the owner's free text, inactive grants the Clerk user id. Retention redaction
+/// (`vestibule redact`) and erasure both use it. The caller holds the program and entry
+/// locks; this takes the invitation and grant locks next, in the global order.
+pub async fn redact_entries(tx: &Transaction<'_>, ids: &[Uuid], now: DateTime<Utc>) -> Result<()> {
     // The rest of the lock order, entry → invitation → grant, before any write.
     let lock_invitations =
         tx.prepare_cached("SELECT id FROM invitations WHERE entry_id = ANY($1) ORDER BY id FOR UPDATE");
@@ -41,6 +44,8 @@ pub async fn redact_entry(tx: &Transaction<'_>, entry_id: Uuid, now: DateTime<Ut
         )
         .await?;
     tx.execute(&deliveries, &[&ids]).await?;
+    // An over entry's grant is inactive; an active one would be left alone (and
+    // `vestibule verify` reports such an entry).
     let grants = tx
         .prepare_cached(
             "UPDATE grants SET clerk_user_id = 'redacted_' || replace(id::text, '-', '') \

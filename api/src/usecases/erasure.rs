@@ -58,7 +58,7 @@ where
         };
         withdrawal::withdraw::<E>(tx, program_id, entry, request.actor, basis, now).await?;
     }
-    erasure::redact_entry(tx, entry.id, now).await?;
+    erasure::redact_entries(tx, &[entry.id], now).await?;
     let id = request.prior.unwrap_or_else(Uuid::new_v4);
     erasure::insert_receipt(tx, id, program_id, entry.id, request.by, request.basis, now).await?;
     if request.prior.is_none() {
