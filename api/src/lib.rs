@@ -21,17 +21,21 @@
 //! vocabulary of both the API and the SPA.
 
 pub mod assets;
+pub mod chain;
 pub mod cli;
 pub mod config;
 pub mod crypto;
 pub mod db;
 pub mod domain;
+pub mod draw;
 pub mod http;
 pub mod identity;
 pub mod metrics;
 pub mod openapi;
 pub mod outbox;
+pub mod pow;
 pub mod routes;
+pub mod screening;
 pub mod shutdown;
 pub mod standard_webhooks;
 pub mod startup;

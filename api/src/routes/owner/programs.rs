@@ -45,6 +45,14 @@ impl TryFrom<CreateProgramRequest> for NewProgram {
     }
 }
 
+/// `""` removes the text; anything else is bounded plain text.
+fn optional_text(text: String, max: usize, code: ErrorCode) -> Result<Option<String>> {
+    match text.is_empty() {
+        true => Ok(None),
+        false => bounded_text(text, max, code).map(Some),
+    }
+}
+
 impl TryFrom<PatchProgramRequest> for ProgramPatch {
     type Error = ApiError;
 
@@ -56,6 +64,9 @@ impl TryFrom<PatchProgramRequest> for ProgramPatch {
             queue_cap: body.queue_cap.map(cap).transpose()?,
             hourly_cap: body.hourly_cap.map(cap).transpose()?,
             seat_cap: body.seat_cap.map(cap).transpose()?,
+            title: body.title.map(|t| optional_text(t, 80, ErrorCode::InvalidTitle)).transpose()?,
+            description: body.description.map(|d| optional_text(d, 500, ErrorCode::InvalidDescription)).transpose()?,
+            proof_of_work: body.proof_of_work,
         })
     }
 }

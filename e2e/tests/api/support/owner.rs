@@ -10,7 +10,7 @@ use super::session::Session;
 use super::{Reply, TestApp, User};
 use serde::Serialize;
 use shared::api::{
-    Content, CreateProgramRequest, Notice, OwnersResponse, PatchProgramRequest, Program, ProgramStats,
+    Content, CreateProgramRequest, Notice, OwnersResponse, PatchProgramRequest, PowLevel, Program, ProgramStats,
     PublishNoticeRequest, PutContentRequest, Workspace,
 };
 use uuid::Uuid;
@@ -51,6 +51,9 @@ pub fn changes() -> PatchProgramRequest {
         queue_cap: None,
         hourly_cap: None,
         seat_cap: None,
+        title: None,
+        description: None,
+        proof_of_work: None,
     }
 }
 
@@ -135,11 +138,13 @@ impl Owner {
         self.try_publish_notice(program, &notice()).await.expect(201)
     }
 
-    /// A program with a notice and signup open; returns its id.
+    /// A program with a notice and signup open, asking for no proof of work (the tests
+    /// of admission speak to its rules; `pow.rs` turns the work on); returns its id.
     pub async fn program_with(&self, ws: Uuid, slug: &str, caps: Caps) -> Uuid {
         let id = self.create_program(ws, slug, caps).await.id;
         self.publish_notice(id).await;
-        self.set_signup_open(id, true).await;
+        let open = PatchProgramRequest { signup_open: Some(true), proof_of_work: Some(PowLevel::Off), ..changes() };
+        self.patch_program(id, open).await;
         id
     }
 
