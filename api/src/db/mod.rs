@@ -11,6 +11,7 @@ mod error;
 pub mod admission_hook;
 pub mod api_keys;
 pub mod audit;
+pub mod clerk_sync;
 pub mod cohorts;
 mod connect;
 pub mod content;

@@ -10,6 +10,7 @@ mod admission_hook;
 mod applicant;
 mod audit;
 mod bulk;
+mod clerk_sync;
 mod cli;
 mod cohorts;
 mod content;

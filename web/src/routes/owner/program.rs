@@ -69,6 +69,7 @@ fn Overview(
         queue_cap: None,
         hourly_cap: None,
         seat_cap: None,
+        clerk: None,
     };
     let (open, access) = (p.signup_open, p.access_enabled);
     let toggle_open = {
