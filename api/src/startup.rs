@@ -109,7 +109,8 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
     Ok(server)
 }
 
-/// Drops stale rate-limit windows every few minutes, until shutdown.
+/// Drops stale rate-limit windows and used proof-of-work solutions of expired challenges
+/// every few minutes, until shutdown.
 fn spawn_pruner(state: &web::Data<AppState>) {
     let pool = state.pool.clone();
     state.shutdown.spawn_worker("rate-limit pruner", move |stop| async move {
@@ -120,7 +121,10 @@ fn spawn_pruner(state: &web::Data<AppState>) {
                 _ = tick.tick() => {}
             }
             let pruned = match pool.get().await {
-                Ok(client) => db::rate_limits::prune(&client).await.map(drop),
+                Ok(client) => match db::rate_limits::prune(&client).await {
+                    Ok(_) => db::pow::prune(&client).await.map(drop),
+                    Err(e) => Err(e),
+                },
                 Err(e) => Err(e.into()),
             };
             if let Err(e) = pruned {

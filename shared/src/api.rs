@@ -2,6 +2,7 @@
 //! wire names (camelCase). Request bodies refuse unknown fields; the server turns them
 //! into domain values at the edge. Timestamps travel as RFC 3339 strings.
 
+pub use crate::edge::*;
 use crate::states::{ActorKind, EntryState, EventType, InvitationState};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -31,8 +32,17 @@ pub type PublicNotice = Notice;
 #[serde(rename_all = "camelCase")]
 pub struct PublicProgram {
     pub slug: String,
+    /// The program's display title (1–80 characters), when the owner gave one.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// A short plain-text description (1–500 characters), when the owner gave one.
+    #[serde(default)]
+    pub description: Option<String>,
     pub signup_open: bool,
     pub notice: PublicNotice,
+    /// Whether the signup needs a solved challenge (`GET …/challenge`) in `altcha`.
+    #[serde(default)]
+    pub proof_of_work: PowLevel,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +54,16 @@ pub struct SignupRequest {
     pub email: String,
     pub notice_version: i32,
     pub permission: bool,
+    /// Where the applicant came from (`?ref=` of the page): 1–40 characters of
+    /// `a-z 0-9 _ -`; anything else is dropped, never refused.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 40))]
+    pub source: Option<String>,
+    /// The solved challenge, as ALTCHA's base64 payload, when the program asks for proof
+    /// of work. Checked after the request key's receipt: a replay needs none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
+    pub altcha: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -201,6 +221,17 @@ pub struct PatchProgramRequest {
     /// organization switches it off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clerk: Option<crate::clerk_sync::ClerkSyncSetting>,
+    /// The display title, 1–80 characters; `""` removes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 80))]
+    pub title: Option<String>,
+    /// The plain-text description, 1–500 characters; `""` removes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 500))]
+    pub description: Option<String>,
+    /// The signup form's proof of work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof_of_work: Option<PowLevel>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -250,6 +281,9 @@ pub struct Program {
     pub workspace_id: Uuid,
     pub slug: String,
     pub purpose: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub proof_of_work: PowLevel,
     pub signup_open: bool,
     pub access_enabled: bool,
     pub queue_cap: i32,
@@ -292,6 +326,15 @@ pub struct EntrySummary {
     /// The entry's issued invitation, while it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invitation: Option<QueuedInvitation>,
+    /// The source the applicant came from (`?ref=`), if any.
+    #[serde(default, rename = "ref")]
+    pub source: Option<String>,
+    /// What admission noticed about the address (issue 15).
+    #[serde(default)]
+    pub flags: Vec<EntryFlag>,
+    /// With `possible_duplicate`: the program's earliest entry of the same mailbox.
+    #[serde(default)]
+    pub duplicate_of: Option<Uuid>,
 }
 
 /// What the queue shows of an entry's issued invitation: when it expires and whether the
@@ -380,6 +423,12 @@ pub struct EntryDetail {
     pub invitations: Vec<Invitation>,
     pub grant: Option<Grant>,
     pub events: Vec<AuditEvent>,
+    #[serde(default, rename = "ref")]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub flags: Vec<EntryFlag>,
+    #[serde(default)]
+    pub duplicate_of: Option<Uuid>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -656,6 +705,12 @@ pub struct EntrySearch {
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 254))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub q: Option<String>,
+    /// Only entries that came from this source (`?ref=`).
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Only entries carrying this flag (`disposable_domain`, `possible_duplicate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flag: Option<String>,
 }
 
 #[cfg(test)]

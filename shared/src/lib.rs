@@ -5,13 +5,16 @@
 pub mod api;
 pub mod clerk_sync;
 pub mod cohort;
+pub mod edge;
 pub mod email;
 pub mod error;
 pub mod integrations;
 pub mod slug;
+pub mod source_ref;
 pub mod states;
 
-pub use email::{EmailError, EmailKey};
+pub use email::{contains_address, EmailError, EmailKey};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use slug::{Slug, SlugError};
+pub use source_ref::SourceRef;
 pub use states::{ActorKind, EntryActions, EntryState, EventType, InvitationState, OpenInvitation};

@@ -27,7 +27,7 @@ enum Command {
     Owner(owner::OwnerCommand),
     /// Check a database (e.g. a restored backup) for intact links and history.
     Verify,
-    /// Replace emails of withdrawn/declined entries last changed before a date with tombstones.
+    /// Redact entries that are over (withdrawn, declined, revoked) and last changed before a date.
     Redact {
         #[arg(long)]
         program: uuid::Uuid,

@@ -65,6 +65,24 @@ pub async fn lock_first_waiting(tx: &Transaction<'_>, program_id: Uuid, count: i
     Ok(tx.query(&stmt, &[&program_id, &count]).await?.iter().map(LockedEntry::from).collect())
 }
 
+/// Locks the first `count` waiting entries carrying `flag`, in queue order (issue 15).
+pub async fn lock_first_flagged(
+    tx: &Transaction<'_>,
+    program_id: Uuid,
+    flag: shared::api::EntryFlag,
+    count: i64,
+) -> Result<Vec<LockedEntry>> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id, state, email_key FROM entries WHERE program_id = $1 AND state = 'waiting' \
+               AND (($2 = 'disposable_domain' AND disposable_domain) \
+                 OR ($2 = 'possible_duplicate' AND duplicate_of IS NOT NULL)) \
+             ORDER BY created_at, id LIMIT $3 FOR UPDATE",
+        )
+        .await?;
+    Ok(tx.query(&stmt, &[&program_id, &flag.as_str(), &count]).await?.iter().map(LockedEntry::from).collect())
+}
+
 /// The caller's entry in a locked program (the earliest, if several emails match).
 pub async fn lock_own(tx: &Transaction<'_>, program_id: Uuid, emails: &[&str]) -> Result<Option<LockedEntry>> {
     let stmt = tx

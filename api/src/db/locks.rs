@@ -5,6 +5,7 @@
 use super::Result;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
+use shared::api::PowLevel;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
@@ -50,10 +51,13 @@ pub struct ProgramRow {
     pub current_notice_version: Option<i32>,
     pub queue_count: i32,
     pub created_at: DateTime<Utc>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub pow_level: PowLevel,
 }
 
 pub const PROGRAM_COLUMNS: &str = "id, workspace_id, public_slug, purpose, signup_open, access_enabled, queue_cap, \
-     hourly_cap, seat_cap, max_invite_days, revision, current_notice_id, current_notice_version, queue_count, created_at";
+     hourly_cap, seat_cap, max_invite_days, revision, current_notice_id, current_notice_version, queue_count, created_at, title, description, pow_level";
 
 impl From<&Row> for ProgramRow {
     fn from(r: &Row) -> Self {
@@ -73,6 +77,9 @@ impl From<&Row> for ProgramRow {
             current_notice_version: r.get(12),
             queue_count: r.get(13),
             created_at: r.get(14),
+            title: r.get(15),
+            description: r.get(16),
+            pow_level: r.get::<_, &str>(17).parse().expect("programs_pow_level constraint"),
         }
     }
 }

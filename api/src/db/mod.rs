@@ -22,6 +22,7 @@ pub mod invitations;
 pub mod locks;
 pub mod outbox;
 pub mod owner_receipts;
+pub mod pow;
 pub mod programs;
 pub mod queue;
 pub mod rate_limits;

@@ -10,6 +10,7 @@ use crate::domain::EntryState;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use deadpool_postgres::Transaction;
+use shared::api::PowLevel;
 use uuid::Uuid;
 
 /// A validated new program (the request body turned into bounded values at the edge).
@@ -146,13 +147,16 @@ pub async fn has_content(tx: &Transaction<'_>, program_id: Uuid) -> Result<bool>
 }
 
 /// The changeable settings of a program, as they will be after a PATCH.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProgramSettings {
     pub signup_open: bool,
     pub access_enabled: bool,
     pub queue_cap: i32,
     pub hourly_cap: i32,
     pub seat_cap: i32,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub pow_level: PowLevel,
 }
 
 impl From<&ProgramRow> for ProgramSettings {
@@ -163,6 +167,9 @@ impl From<&ProgramRow> for ProgramSettings {
             queue_cap: p.queue_cap,
             hourly_cap: p.hourly_cap,
             seat_cap: p.seat_cap,
+            title: p.title.clone(),
+            description: p.description.clone(),
+            pow_level: p.pow_level,
         }
     }
 }
@@ -171,12 +178,22 @@ impl From<&ProgramRow> for ProgramSettings {
 pub async fn update(tx: &Transaction<'_>, program_id: Uuid, s: &ProgramSettings) -> Result<ProgramRow> {
     let sql = format!(
         "UPDATE programs SET signup_open = $2, access_enabled = $3, queue_cap = $4, hourly_cap = $5, seat_cap = $6, \
-         revision = revision + 1 WHERE id = $1 RETURNING {PROGRAM_COLUMNS}"
+         title = $7, description = $8, pow_level = $9, revision = revision + 1 WHERE id = $1 \
+         RETURNING {PROGRAM_COLUMNS}"
     );
     let stmt = tx.prepare_cached(&sql).await?;
-    let row = tx
-        .query_one(&stmt, &[&program_id, &s.signup_open, &s.access_enabled, &s.queue_cap, &s.hourly_cap, &s.seat_cap])
-        .await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
+        &program_id,
+        &s.signup_open,
+        &s.access_enabled,
+        &s.queue_cap,
+        &s.hourly_cap,
+        &s.seat_cap,
+        &s.title,
+        &s.description,
+        &s.pow_level.as_str(),
+    ];
+    let row = tx.query_one(&stmt, &params).await?;
     Ok(ProgramRow::from(&row))
 }
 
@@ -249,10 +266,20 @@ pub async fn state_counts(client: &impl GenericClient, program_id: Uuid) -> Resu
 }
 
 /// A program as the public sees it: only with a published notice, in an active workspace.
-pub async fn public(client: &impl GenericClient, slug: &str) -> Result<Option<(bool, NoticeRow)>> {
+#[derive(Debug, Clone)]
+pub struct PublicRow {
+    pub signup_open: bool,
+    pub notice: NoticeRow,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub pow_level: PowLevel,
+}
+
+pub async fn public(client: &impl GenericClient, slug: &str) -> Result<Option<PublicRow>> {
     let stmt = client
         .prepare_cached(
-            "SELECT p.signup_open, n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at \
+            "SELECT p.signup_open, n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, \
+                    p.title, p.description, p.pow_level \
              FROM programs p JOIN workspaces w ON w.id = p.workspace_id AND w.active \
              JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
              WHERE p.public_slug = $1",
@@ -267,6 +294,12 @@ pub async fn public(client: &impl GenericClient, slug: &str) -> Result<Option<(b
             retention_text: r.get(5),
             published_at: r.get(6),
         };
-        (r.get(0), notice)
+        PublicRow {
+            signup_open: r.get(0),
+            notice,
+            title: r.get(7),
+            description: r.get(8),
+            pow_level: r.get::<_, &str>(9).parse().expect("programs_pow_level constraint"),
+        }
     }))
 }

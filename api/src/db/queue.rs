@@ -11,6 +11,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
+use shared::api::EntryFlag;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
@@ -48,10 +49,29 @@ pub struct EntryRow {
     pub permission_at: DateTime<Utc>,
     /// The issued invitation, if any: when it expires and whether its delivery is recorded.
     pub invitation: Option<(DateTime<Utc>, bool)>,
+    pub source_ref: Option<String>,
+    pub disposable_domain: bool,
+    pub duplicate_of: Option<Uuid>,
+}
+
+impl EntryRow {
+    pub fn flags(&self) -> Vec<EntryFlag> {
+        let mut flags = Vec::new();
+        if self.disposable_domain {
+            flags.push(EntryFlag::DisposableDomain);
+        }
+        if self.duplicate_of.is_some() {
+            flags.push(EntryFlag::PossibleDuplicate);
+        }
+        flags
+    }
 }
 
 const ENTRY_COLUMNS: &str = "e.id, e.email_key, e.state, e.created_at, n.version, e.permission_at, \
-                             i.expires_at, i.delivery_recorded_at IS NOT NULL";
+                             i.expires_at, i.delivery_recorded_at IS NOT NULL, e.source_ref, e.disposable_domain, \
+                             e.duplicate_of";
+/// How many columns [`ENTRY_COLUMNS`] names.
+const ENTRY_WIDTH: usize = 11;
 /// An entry with its notice and its issued invitation (at most one: `one_issued_invite_per_entry`).
 const ENTRY_FROM: &str = "entries e JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id \
                           LEFT JOIN invitations i ON i.entry_id = e.id AND i.state = 'issued'";
@@ -66,15 +86,21 @@ impl From<&Row> for EntryRow {
             notice_version: r.get(4),
             permission_at: r.get(5),
             invitation: r.get::<_, Option<DateTime<Utc>>>(6).map(|at| (at, r.get(7))),
+            source_ref: r.get(8),
+            disposable_domain: r.get(9),
+            duplicate_of: r.get(10),
         }
     }
 }
 
-/// A page filter: state, a case-insensitive email fragment, and where to start.
+/// A page filter: state, a case-insensitive email fragment, the source (`?ref=`), and
+/// where to start.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     pub state: Option<EntryState>,
     pub email_fragment: Option<String>,
+    pub source: Option<shared::SourceRef>,
+    pub flag: Option<EntryFlag>,
     pub after: Option<Cursor>,
 }
 
@@ -86,6 +112,9 @@ pub async fn page(client: &Transaction<'_>, program_id: Uuid, filter: &Filter, l
             AND ($2::text IS NULL OR e.state = $2)
             AND ($3::text IS NULL OR e.email_key ILIKE $3 ESCAPE '\')
             AND ($4::timestamptz IS NULL OR (e.created_at, e.id) > ($4, $5::uuid))
+            AND ($7::text IS NULL OR e.source_ref = $7)
+            AND ($8::text IS NULL OR ($8 = 'disposable_domain' AND e.disposable_domain)
+                                  OR ($8 = 'possible_duplicate' AND e.duplicate_of IS NOT NULL))
           ORDER BY e.created_at, e.id
           LIMIT $6"
     );
@@ -93,7 +122,11 @@ pub async fn page(client: &Transaction<'_>, program_id: Uuid, filter: &Filter, l
     let pattern = filter.email_fragment.as_deref().map(|f| format!("%{}%", escape_like(f)));
     let (after_at, after_id) = (filter.after.map(|c| c.created_at), filter.after.map(|c| c.id));
     let stmt = client.prepare_cached(&sql).await?;
-    let rows = client.query(&stmt, &[&program_id, &state, &pattern, &after_at, &after_id, &limit]).await?;
+    let source = filter.source.as_ref().map(shared::SourceRef::as_str);
+    let flag = filter.flag.map(EntryFlag::as_str);
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] =
+        [&program_id, &state, &pattern, &after_at, &after_id, &limit, &source, &flag];
+    let rows = client.query(&stmt, &params).await?;
     Ok(rows.iter().map(EntryRow::from).collect())
 }
 
@@ -140,13 +173,14 @@ pub async fn one(client: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result
     );
     let stmt = client.prepare_cached(&sql).await?;
     Ok(client.query_opt(&stmt, &[&id, &program_id]).await?.map(|r| {
+        let w = ENTRY_WIDTH;
         let notice = NoticeRow {
-            id: r.get(8),
+            id: r.get(w),
             version: r.get(4),
-            purpose: r.get(9),
-            contact_text: r.get(10),
-            retention_text: r.get(11),
-            published_at: r.get(12),
+            purpose: r.get(w + 1),
+            contact_text: r.get(w + 2),
+            retention_text: r.get(w + 3),
+            published_at: r.get(w + 4),
         };
         (EntryRow::from(&r), notice)
     }))

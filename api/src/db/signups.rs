@@ -30,18 +30,33 @@ pub struct Target {
     pub workspace_id: Uuid,
 }
 
-/// Resolves the slug and tells whether `request_key` already has a committed receipt
-/// (a plain read, for the rate limiter only; the transaction reads it again).
-pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid) -> Result<Option<(Target, bool)>> {
+/// What admission reads before its transaction, for a *public* program only (active
+/// workspace, a published notice: what `GET` shows; anything else is `None`, the same
+/// 404): where to lock, whether `request_key` already has a committed receipt, and the
+/// proof of work the form asks for (plain reads, for the rate limiter and the challenge
+/// check; the transaction reads all of it again).
+#[derive(Debug, Clone, Copy)]
+pub struct Resolved {
+    pub target: Target,
+    pub committed: bool,
+    pub pow_level: shared::api::PowLevel,
+}
+
+pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid) -> Result<Option<Resolved>> {
     let stmt = client
         .prepare_cached(
             "SELECT p.id, p.workspace_id, EXISTS (SELECT 1 FROM signup_receipts r \
-               WHERE r.program_id = p.id AND r.request_key = $2) \
-             FROM programs p WHERE p.public_slug = $1",
+               WHERE r.program_id = p.id AND r.request_key = $2), p.pow_level \
+             FROM programs p JOIN workspaces w ON w.id = p.workspace_id AND w.active \
+             WHERE p.public_slug = $1 AND p.current_notice_id IS NOT NULL",
         )
         .await?;
     let row = client.query_opt(&stmt, &[&slug, &request_key]).await?;
-    Ok(row.map(|r| (Target { program_id: r.get(0), workspace_id: r.get(1) }, r.get(2))))
+    Ok(row.map(|r| Resolved {
+        target: Target { program_id: r.get(0), workspace_id: r.get(1) },
+        committed: r.get(2),
+        pow_level: r.get::<_, &str>(3).parse().expect("programs_pow_level constraint"),
+    }))
 }
 
 /// The slug's program, for lock routing only.
@@ -96,6 +111,10 @@ pub struct NewEntry<'a> {
     pub notice_id: Uuid,
     pub notice_version: i32,
     pub request_key: Uuid,
+    pub source_ref: Option<&'a str>,
+    pub disposable_domain: bool,
+    /// The provider's canonical mailbox (`crate::screening::aliases`), if it has rules.
+    pub mailbox_key: Option<&'a str>,
     pub binding: &'a [u8],
     pub now: DateTime<Utc>,
     pub bucket: DateTime<Utc>,
@@ -110,7 +129,7 @@ pub async fn insert_admitted(tx: &Transaction<'_>, e: &NewEntry<'_>) -> Result<b
     let program_id = e.program.id;
     let details = [("noticeVersion", Detail::Number(i64::from(e.notice_version)))];
     let (_, queue, hour, _, _) = try_join!(
-        insert_entry(tx, entry_id, program_id, e.email, e.notice_id, e.now),
+        insert_entry(tx, entry_id, program_id, e, e.now),
         bump_queue(tx, program_id),
         bump_hour(tx, program_id, e.bucket, e.program.hourly_cap),
         insert_receipt(tx, program_id, e.request_key, e.binding, entry_id, e.now),
@@ -127,9 +146,14 @@ SELECT c.at, c.bucket,
 FROM (SELECT t.at, date_trunc('hour', t.at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket
       FROM (SELECT clock_timestamp() AS at) t) c";
 const ENTRY_BY_EMAIL: &str = "SELECT id FROM entries WHERE program_id = $1 AND email_key = $2";
+/// The entry with its flags; `duplicate_of` is the program's earliest entry with the same
+/// mailbox key (none when the key is NULL), read under the program lock.
 const INSERT_ENTRY: &str = "INSERT INTO entries \
-     (id, program_id, email_key, notice_id, permission_at, state, created_at, updated_at) \
-     VALUES ($1, $2, $3, $4, $5, 'waiting', $5, $5)";
+     (id, program_id, email_key, notice_id, permission_at, state, created_at, updated_at, source_ref, \
+      disposable_domain, mailbox_key, duplicate_of) \
+     VALUES ($1, $2, $3, $4, $5, 'waiting', $5, $5, $6, $7, $8::text, \
+       (SELECT d.id FROM entries d WHERE d.program_id = $2 AND d.mailbox_key = $8::text \
+        ORDER BY d.created_at, d.id LIMIT 1))";
 /// One more non-withdrawn entry, never past the cap.
 const BUMP_QUEUE: &str =
     "UPDATE programs SET queue_count = queue_count + 1 WHERE id = $1 AND queue_count < queue_cap RETURNING queue_count";
@@ -182,12 +206,13 @@ async fn insert_entry(
     tx: &Transaction<'_>,
     id: Uuid,
     program_id: Uuid,
-    email: &str,
-    notice_id: Uuid,
+    e: &NewEntry<'_>,
     now: DateTime<Utc>,
 ) -> Result<()> {
     let stmt = tx.prepare_cached(INSERT_ENTRY).await?;
-    tx.execute(&stmt, &[&id, &program_id, &email, &notice_id, &now]).await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] =
+        [&id, &program_id, &e.email, &e.notice_id, &now, &e.source_ref, &e.disposable_domain, &e.mailbox_key];
+    tx.execute(&stmt, &params).await?;
     Ok(())
 }
 

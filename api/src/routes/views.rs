@@ -28,6 +28,9 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
         workspace_id: p.workspace_id,
         slug: p.slug.clone(),
         purpose: p.purpose.clone(),
+        title: p.title.clone(),
+        description: p.description.clone(),
+        proof_of_work: p.pow_level,
         signup_open: p.signup_open,
         access_enabled: p.access_enabled,
         queue_cap: p.queue_cap,
@@ -90,6 +93,7 @@ pub fn event(e: EventRow) -> api::AuditEvent {
 }
 
 pub fn entry_summary(e: EntryRow) -> api::EntrySummary {
+    let flags = e.flags();
     api::EntrySummary {
         id: e.id,
         email: e.email,
@@ -97,6 +101,9 @@ pub fn entry_summary(e: EntryRow) -> api::EntrySummary {
         created_at: rfc3339(e.created_at),
         notice_version: e.notice_version,
         invitation: e.invitation.map(|(at, sent)| api::QueuedInvitation { expires_at: rfc3339(at), sent }),
+        flags,
+        duplicate_of: e.duplicate_of,
+        source: e.source_ref,
     }
 }
 

@@ -1,11 +1,21 @@
 //! Public admission (SPEC §6.2). Policy, in this order, all under workspace
-//! `FOR KEY SHARE` → program `FOR UPDATE`: the request key's receipt first (the same
-//! binding replays, another is refused), then closed / outdated notice / no choice, then
-//! the queue and hour caps (nothing written), then the email (known → a receipt only),
-//! else the entry, the queue counter, the hour bucket, the receipt and the `signup`
-//! event. Every accepted outcome — new entry, known email, replayed key — is the same
-//! answer, and every cap the same refusal, so no answer tells whether an email is on a
-//! list.
+//! `FOR KEY SHARE` → program `FOR UPDATE`: a program that is not public (inactive
+//! workspace, no notice) is the same 404 as an unknown slug, as its `GET` is; then the
+//! request key's receipt (the same binding replays, another is refused), then closed /
+//! outdated notice / no choice, then the queue and hour caps (nothing written), then the
+//! email (known → a receipt only), else the entry, the queue counter, the hour bucket,
+//! the receipt and the `signup` event. Every accepted outcome — new entry, known email,
+//! replayed key — is the same answer, and every cap the same refusal, so no answer tells
+//! whether an email is on a list.
+//!
+//! Flags (`crate::screening`): the disposable-domain check and the provider's mailbox key
+//! are computed before the transaction; the entry insert stores them and links the
+//! earliest entry with the same mailbox. They never change the answer.
+//!
+//! Proof of work (`crate::pow`): for a key without a committed receipt, the solution is
+//! verified before anything is counted or written; inside the transaction, after the
+//! receipt check, its signature is recorded in `pow_spent` — a used one refuses the
+//! signup (`challenge_failed`), and a refused admission rolls the record back.
 //!
 //! Rate control: before the transaction, a key without a committed receipt counts one
 //! hit for the client address (an HMAC of it, never the address) in a one-minute window
@@ -18,8 +28,12 @@ use crate::db::rate_limits::{self, Scope};
 use crate::db::signups::{self, NewEntry};
 use crate::db::{self, DbError, TxError};
 use crate::metrics;
+use crate::pow;
+use crate::screening;
 use crate::state::AppState;
-use shared::EmailKey;
+use chrono::DateTime;
+use shared::api::PowLevel;
+use shared::{EmailKey, SourceRef};
 use std::net::IpAddr;
 use uuid::Uuid;
 
@@ -37,8 +51,11 @@ pub enum AdmitError {
     PermissionRequired,
     #[error("a queue or hourly cap is reached")]
     Capped,
+    /// The address's minute frees in `retry_after` seconds.
     #[error("too many new attempts from this address")]
-    RateLimited,
+    RateLimited { retry_after: u32 },
+    #[error("the proof of work is missing, wrong, expired or used")]
+    ChallengeFailed,
     #[error(transparent)]
     Db(#[from] DbError),
 }
@@ -50,13 +67,32 @@ impl TxError for AdmitError {
     }
 }
 
-/// A signup as the domain sees it: the body's fields, parsed at the edge.
-#[derive(Debug, Clone)]
+/// A signup as the domain sees it: the body's fields, parsed at the edge. `Debug` is
+/// hand-written so the address can never reach a log, whatever `EmailKey` prints.
+#[derive(Clone)]
 pub struct NewSignup {
     pub request_key: Uuid,
     pub email: EmailKey,
     pub notice_version: i32,
     pub permission: bool,
+    /// Where the applicant came from; not part of the binding (a retry from another
+    /// link is still the same attempt).
+    pub source: Option<SourceRef>,
+    /// The solved challenge (ALTCHA payload); not part of the binding either: a replay
+    /// needs none.
+    pub altcha: Option<String>,
+}
+
+impl std::fmt::Debug for NewSignup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewSignup")
+            .field("request_key", &self.request_key)
+            .field("email", &"<redacted>")
+            .field("notice_version", &self.notice_version)
+            .field("permission", &self.permission)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
 }
 
 impl NewSignup {
@@ -110,27 +146,45 @@ async fn admit(
 ) -> Result<Admission, AdmitError> {
     let settings = &state.settings;
     let mut conn = state.pool.get().await.map_err(DbError::from)?;
-    let (target, committed) = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
+    let resolved = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
+    let (target, committed) = (resolved.target, resolved.committed);
+    // The receipt lookup comes first: a committed key replays without solving again.
+    let spend = match committed {
+        true => None,
+        false => verify_work(settings, slug, signup, resolved.pow_level)?,
+    };
     if !committed {
         let addr = client.map(|ip| ip.to_string()).unwrap_or_default();
         let subject = rate_limits::subject(&settings.hmac_key, Scope::SignupAddr, &addr);
         let limit = settings.signup_rate_per_minute;
-        if !rate_limits::hit(&conn, Scope::SignupAddr, &subject, RATE_WINDOW_SECS, limit).await? {
-            return Err(AdmitError::RateLimited);
+        let counters = [(Scope::SignupAddr, subject.as_slice(), limit)];
+        if let Err(refused) = rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
+            return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
         }
     }
     let binding = signup.binding(&settings.hmac_key, target.program_id);
+    let screening = screening::screen(&signup.email);
     let email = signup.email.as_str();
     db::transaction_on(&mut conn, async |tx| {
         let facts = signups::read_under_locks(tx, target, signup.request_key, email).await?;
         let program = facts.program.ok_or(AdmitError::NotFound)?;
+        // Not public (GET answers 404): the same 404, so no slug shows before publication.
+        if facts.workspace_active != Some(true) || program.current_notice_id.is_none() {
+            return Err(AdmitError::NotFound);
+        }
         if let Some(stored) = &facts.receipt {
             return match crypto::same_binding(stored, &binding) {
                 true => Ok(Admission::Replay),
                 false => Err(AdmitError::KeyReused),
             };
         }
-        if facts.workspace_active != Some(true) || !program.signup_open {
+        if let Some(spend) = &spend {
+            let expires = DateTime::from_timestamp(spend.expires_at, 0).unwrap_or(facts.now);
+            if !db::pow::spend(tx, &spend.signature, expires).await? {
+                return Err(AdmitError::ChallengeFailed);
+            }
+        }
+        if !program.signup_open {
             return Err(AdmitError::Closed);
         }
         let notice_id = match (program.current_notice_id, program.current_notice_version) {
@@ -153,6 +207,9 @@ async fn admit(
             notice_id,
             notice_version: signup.notice_version,
             request_key: signup.request_key,
+            source_ref: signup.source.as_ref().map(SourceRef::as_str),
+            disposable_domain: screening.disposable_domain,
+            mailbox_key: screening.mailbox_key.as_deref(),
             binding: &binding,
             now: facts.now,
             bucket: facts.bucket,
@@ -166,15 +223,58 @@ async fn admit(
     .await
 }
 
+/// The solved challenge's check (`crate::pow`): one HMAC and one hash, before any write;
+/// `None` when the program asks for no work.
+fn verify_work(
+    settings: &crate::config::Settings,
+    slug: &str,
+    signup: &NewSignup,
+    level: PowLevel,
+) -> Result<Option<pow::Spend>, AdmitError> {
+    if pow::max_number(level).is_none() {
+        return Ok(None);
+    }
+    let now = chrono::Utc::now().timestamp();
+    match pow::verify(&settings.hmac_key, signup.altcha.as_deref(), slug, level, now) {
+        Ok(spend) => Ok(Some(spend)),
+        Err(refusal) => {
+            tracing::info!(?refusal, "proof of work refused");
+            Err(AdmitError::ChallengeFailed)
+        }
+    }
+}
+
 fn outcome_label(outcome: &Result<Admission, AdmitError>) -> &'static str {
     match outcome {
         Ok(Admission::Admitted) => "admitted",
         Ok(Admission::Duplicate) => "duplicate",
         Ok(Admission::Replay) => "replay",
         Err(AdmitError::Capped) => "capped",
-        Err(AdmitError::RateLimited) => "rate_limited",
+        Err(AdmitError::RateLimited { .. }) => "rate_limited",
         Err(AdmitError::KeyReused) => "key_reused",
+        Err(AdmitError::ChallengeFailed) => "challenge_failed",
         Err(AdmitError::Closed | AdmitError::NoticeOutdated | AdmitError::PermissionRequired) => "closed",
         Err(AdmitError::NotFound | AdmitError::Db(_)) => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_of_a_signup_holds_no_address() {
+        let signup = NewSignup {
+            request_key: Uuid::nil(),
+            email: EmailKey::parse("alice@example.com").unwrap(),
+            notice_version: 3,
+            permission: true,
+            source: None,
+            altcha: None,
+        };
+        for shown in [format!("{signup:?}"), format!("{signup:#?}")] {
+            assert!(!shown.contains("alice") && !shown.contains("example"), "{shown}");
+            assert!(shown.contains("notice_version"), "{shown}");
+        }
     }
 }

@@ -91,6 +91,25 @@ pub async fn select_first_waiting(
     .await
 }
 
+/// Declines the first `count` waiting entries carrying `flag` (issue 15), in queue
+/// order, with one reason code; returns them in that order. A waiting entry has no
+/// invitation or grant, so no further check applies.
+pub async fn decline_first_flagged(
+    pool: &Pool,
+    user_id: &str,
+    program_id: Uuid,
+    flag: shared::api::EntryFlag,
+    count: i64,
+    reason: Code,
+) -> Result<Vec<Uuid>, DecisionError> {
+    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
+        let flagged = entries::lock_first_flagged(o.tx, o.program.id, flag, count).await?;
+        move_and_record(o, &flagged, EntryState::Declined, EventType::Declined, reason).await?;
+        Ok(flagged.iter().map(|e| e.id).collect())
+    })
+    .await
+}
+
 /// Moves locked entries (all in the same state) to `to` in one statement and appends
 /// one `kind` event per entry with the state it came from and the owner's reason.
 async fn move_and_record(

@@ -38,7 +38,8 @@ use_case_error! {
 /// A program with what an owner sees next to it.
 pub type ProgramView = (ProgramRow, Summary);
 
-/// The owner's changes to a program; `None` keeps the current value.
+/// The owner's changes to a program; `None` keeps the current value. The title and
+/// description are `Some(None)` to remove them.
 #[derive(Debug, Clone, Default)]
 pub struct ProgramPatch {
     pub expected_revision: i64,
@@ -49,6 +50,9 @@ pub struct ProgramPatch {
     pub seat_cap: Option<i32>,
     /// "On grant, in Clerk": `Some(None)` switches it off.
     pub clerk: Option<Option<ClerkSync>>,
+    pub title: Option<Option<String>>,
+    pub description: Option<Option<String>>,
+    pub proof_of_work: Option<shared::api::PowLevel>,
 }
 
 /// Creates a closed program without notice or content, under the workspace lock.
@@ -97,6 +101,9 @@ pub async fn patch(
             queue_cap: change.queue_cap.unwrap_or(before.queue_cap),
             hourly_cap: change.hourly_cap.unwrap_or(before.hourly_cap),
             seat_cap: change.seat_cap.unwrap_or(before.seat_cap),
+            title: change.title.clone().unwrap_or_else(|| before.title.clone()),
+            description: change.description.clone().unwrap_or_else(|| before.description.clone()),
+            pow_level: change.proof_of_work.unwrap_or(before.pow_level),
         };
         let clerk_before = clerk_sync::get(o.tx, program.id).await?;
         let clerk_after = change.clerk.clone().unwrap_or_else(|| clerk_before.clone());
@@ -146,6 +153,16 @@ fn changes(before: &ProgramSettings, after: &ProgramSettings, revision: i64) -> 
         if old != new {
             details.push((name, Detail::Number(i64::from(new))));
         }
+    }
+    // The text itself stays out of the audit trail (events hold no free text).
+    if before.title != after.title {
+        details.push(("titleChanged", Detail::Flag(true)));
+    }
+    if before.description != after.description {
+        details.push(("descriptionChanged", Detail::Flag(true)));
+    }
+    if before.pow_level != after.pow_level {
+        details.push(("proofOfWork", Detail::Code(after.pow_level.as_str())));
     }
     details.push(("revision", Detail::Number(revision)));
     details

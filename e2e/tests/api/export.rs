@@ -1,4 +1,4 @@
-//! The owner's CSV export at size (issue 18): the same bytes as the rows say, in queue
+//! The owner's CSV export at size (issue 18; the `ref` column is issue 15's): the same bytes as the rows say, in queue
 //! order across the reader's batches; streamed from one snapshot, so a download holds
 //! no lock (a signup during it is answered, and not in it) and the API's memory does
 //! not grow with the program.
@@ -12,10 +12,11 @@ use uuid::Uuid;
 /// order, CRLF lines, RFC 3339 UTC times with microseconds, a `'` before a cell that
 /// starts like a formula (no email can hold a comma, a quote or a line break).
 const EXPECTED: &str = r#"
-SELECT 'id,email,state,created_at,notice_version,permission_at' || E'\r\n' || coalesce(string_agg(
+SELECT 'id,email,state,created_at,notice_version,permission_at,ref' || E'\r\n' || coalesce(string_agg(
   e.id || ',' || CASE WHEN left(e.email_key, 1) IN ('=', '+', '-', '@') THEN '''' ELSE '' END || e.email_key
   || ',' || e.state || ',' || to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
   || ',' || n.version || ',' || to_char(e.permission_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+  || ',' || CASE WHEN left(e.source_ref, 1) = '-' THEN '''' ELSE '' END || coalesce(e.source_ref, '')
   || E'\r\n', '' ORDER BY e.created_at, e.id), '')
 FROM entries e JOIN notices n ON n.id = e.notice_id WHERE e.program_id = $1"#;
 
@@ -56,7 +57,7 @@ async fn the_export_spans_batches_in_queue_order_with_the_same_bytes_as_the_rows
     let none = empty.open_program(ws, "export-empty").await;
     let r = empty.export(none).await;
     r.assert(200);
-    assert_eq!(r.text, "id,email,state,created_at,notice_version,permission_at\r\n");
+    assert_eq!(r.text, "id,email,state,created_at,notice_version,permission_at,ref\r\n");
     owner.export(none).await.assert(404);
 }
 

@@ -7,12 +7,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
-use shared::api::{PublicProgram, SignupRequest, SignupResponse};
-use shared::{EmailKey, Slug};
+use shared::api::{PowLevel, PublicProgram, SignupRequest, SignupResponse};
+use shared::{EmailKey, ErrorCode, Slug};
 use uuid::Uuid;
 
-use crate::api::{self, ApiError};
+use crate::api::{self, ApiError, Code};
 use crate::components::notice::NoticeView;
+use crate::components::pow::{self, Solution};
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, Success, Warning};
 
@@ -30,7 +31,7 @@ pub fn Waitlist() -> impl IntoView {
     view! {
         {loaded(program, move |r| match r {
                     Ok(p) => {
-                        set_title(&format!("Join the {} waitlist", p.slug));
+                        set_title(&format!("Join the {} waitlist", p.title.as_deref().unwrap_or(&p.slug)));
                         view! { <SignupForm program=p/> }.into_any()
                     }
                     Err(e) if e.status == 404 => view! {
@@ -60,7 +61,7 @@ enum Outcome {
 
 #[component]
 fn SignupForm(program: PublicProgram) -> impl IntoView {
-    let PublicProgram { slug, signup_open, notice } = program;
+    let PublicProgram { slug, title, description, signup_open, notice, proof_of_work } = program;
     let email = RwSignal::new(String::new());
     let agreed = RwSignal::new(false);
     let outcome = RwSignal::new(Outcome::Idle);
@@ -69,20 +70,39 @@ fn SignupForm(program: PublicProgram) -> impl IntoView {
     let ready =
         move || signup_open && agreed.get() && matches!(checked(), Some(Ok(_))) && outcome.get() != Outcome::Sending;
 
-    let (version, path) = (notice.version, format!("/api/public/programs/{slug}/signups"));
-    let submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        if !ready() {
-            return;
+    // Proof of work: solved in a worker from the start; a submit before it is done waits
+    // for it (`queued`). A used or refused solution is replaced once and sent again.
+    let work = RwSignal::new(Solution::NotNeeded);
+    let slug_for_work = slug.clone();
+    let fresh_work = Callback::new(move |()| {
+        if proof_of_work != PowLevel::Off && signup_open {
+            pow::solve(&slug_for_work, work);
         }
-        let key = attempt_key.get_value().unwrap_or_else(Uuid::new_v4);
-        attempt_key.set_value(Some(key));
-        let body =
-            SignupRequest { request_key: key, email: email.get_untracked(), notice_version: version, permission: true };
+    });
+    fresh_work.run(());
+    let queued = RwSignal::new(false);
+    let resolved = StoredValue::new(false);
+
+    let (version, path) = (notice.version, format!("/api/public/programs/{slug}/signups"));
+    let send = Callback::new(move |()| {
+        let Some(key) = attempt_key.get_value() else { return };
+        let body = SignupRequest {
+            request_key: key,
+            email: email.get_untracked(),
+            notice_version: version,
+            permission: true,
+            source: source_ref(),
+            altcha: work.with_untracked(Solution::payload),
+        };
         let path = path.clone();
-        outcome.set(Outcome::Sending);
         spawn_local(async move {
             let result = api::post_public::<_, SignupResponse>(&path, &body).await;
+            if matches!(&result, Err(e) if e.code == Code::Api(ErrorCode::ChallengeFailed)) && !resolved.get_value() {
+                resolved.set_value(true);
+                fresh_work.run(());
+                queued.set(true);
+                return;
+            }
             let next = match result {
                 Ok(_) => Outcome::Received,
                 Err(e) if e.is_retryable() => Outcome::Retry,
@@ -96,9 +116,27 @@ fn SignupForm(program: PublicProgram) -> impl IntoView {
             if next == Outcome::Received {
                 email.set(String::new());
                 agreed.set(false);
+                fresh_work.run(());
             }
+            resolved.set_value(false);
             outcome.set(next);
         });
+    });
+    Effect::new(move || {
+        if queued.get() && work.with(Solution::settled) {
+            queued.set(false);
+            send.run(());
+        }
+    });
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if !ready() {
+            return;
+        }
+        let key = attempt_key.get_value().unwrap_or_else(Uuid::new_v4);
+        attempt_key.set_value(Some(key));
+        outcome.set(Outcome::Sending);
+        queued.set(true);
     };
     // A changed address is a new attempt with a new key.
     let on_email = move |ev| {
@@ -110,7 +148,8 @@ fn SignupForm(program: PublicProgram) -> impl IntoView {
 
     view! {
         <h1>"Join the waitlist"</h1>
-        <p class="muted">"Program: " <strong>{slug.clone()}</strong></p>
+        <p class="muted">"Program: " <strong>{title.unwrap_or_else(|| slug.clone())}</strong></p>
+        {description.map(|d| view! { <p class="lead">{d}</p> })}
         <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text published/>
         {move || if received.get() {
             view! {
@@ -120,7 +159,7 @@ fn SignupForm(program: PublicProgram) -> impl IntoView {
                 </Success>
             }.into_any()
         } else {
-            view! { <FormBody signup_open email agreed outcome checked ready on_email submit=submit.clone()/> }.into_any()
+            view! { <FormBody signup_open email agreed outcome checked ready on_email submit=submit/> }.into_any()
         }}
     }
 }
@@ -190,6 +229,13 @@ fn outcome_message(outcome: Outcome) -> Option<AnyView> {
         Outcome::Idle | Outcome::Sending | Outcome::Received => return None,
     };
     Some(view)
+}
+
+/// The page's `?ref=` source, when it follows the shared grammar (else dropped).
+fn source_ref() -> Option<String> {
+    let search = window().location().search().ok()?;
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    params.get("ref").and_then(|r| shared::SourceRef::parse(&r)).map(String::from)
 }
 
 /// `the address must …` → `The address must ….`

@@ -1,5 +1,5 @@
 //! The owner's decisions on entries: `POST …/entries/{entryId}/select | decline |
-//! withdraw` and `POST …/entries/select-bulk` (`usecases::decisions`). Reason codes and
+//! withdraw` and `POST …/entries/select-bulk` and `POST …/entries/decline-flagged` (`usecases::decisions`). Reason codes and
 //! bases come from the fixed allow-lists in `shared::api`; anything else is 400 before
 //! any lock.
 
@@ -11,8 +11,9 @@ use crate::state::AppState;
 use crate::usecases::decisions;
 use actix_web::{post, web, HttpResponse};
 use shared::api::{
-    BulkSelectRequest, BulkSelectResponse, DeclineRequest, EntryStateResponse, OwnerWithdrawRequest, SelectRequest,
-    BULK_SELECT_MAX, DECLINE_REASONS, SELECT_REASONS, WITHDRAW_BASES,
+    BulkSelectRequest, BulkSelectResponse, DeclineFlaggedRequest, DeclineFlaggedResponse, DeclineRequest,
+    EntryStateResponse, OwnerWithdrawRequest, SelectRequest, BULK_SELECT_MAX, DECLINE_FLAGGED_MAX, DECLINE_REASONS,
+    SELECT_REASONS, WITHDRAW_BASES,
 };
 use shared::{EntryState, ErrorCode};
 use uuid::Uuid;
@@ -91,4 +92,26 @@ async fn select_bulk(
     let count = i64::from(body.count);
     let selected = decisions::select_first_waiting(&state.pool, &session.user_id, *id, count, reason).await?;
     Ok(HttpResponse::Ok().json(BulkSelectResponse { selected }))
+}
+
+/// Declines the first `count` waiting entries with the flag, in queue order, in one
+/// transaction (issue 15: fakes are flagged at admission, the owner decides).
+#[utoipa::path(operation_id = "declineFlaggedEntries", request_body = DeclineFlaggedRequest, responses(
+    (status = 200, description = "The entries now declined, in queue order.", body = DeclineFlaggedResponse),
+))]
+#[post("/owner/programs/{id}/entries/decline-flagged")]
+async fn decline_flagged(
+    state: web::Data<AppState>,
+    session: Session,
+    id: web::Path<Uuid>,
+    body: web::Json<DeclineFlaggedRequest>,
+) -> Result<HttpResponse> {
+    if !(1..=DECLINE_FLAGGED_MAX).contains(&body.count) {
+        return Err(ApiError::BadRequest(ErrorCode::InvalidCount));
+    }
+    let reason = allowed(DECLINE_REASONS, &body.reason_code, ErrorCode::InvalidReasonCode)?;
+    let count = i64::from(body.count);
+    let declined =
+        decisions::decline_first_flagged(&state.pool, &session.user_id, *id, body.flag, count, reason).await?;
+    Ok(HttpResponse::Ok().json(DeclineFlaggedResponse { declined }))
 }

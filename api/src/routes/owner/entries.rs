@@ -15,8 +15,8 @@ use crate::time::rfc3339;
 use crate::usecases::queue;
 use actix_web::{get, post, web, HttpResponse};
 use serde::Deserialize;
-use shared::api::{EntryDetail, EntryPage, EntrySearch};
-use shared::{EntryState, ErrorCode};
+use shared::api::{EntryDetail, EntryFlag, EntryPage, EntrySearch};
+use shared::{EntryState, ErrorCode, SourceRef};
 use uuid::Uuid;
 
 /// The query string of the plain listing: no search text (see the module doc).
@@ -28,6 +28,12 @@ struct PageQuery {
     cursor: Option<String>,
     #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
+    /// Only entries from this source (`?ref=` of the signup page).
+    #[serde(rename = "ref")]
+    #[param(max_length = 40)]
+    source: Option<String>,
+    /// Only entries with this flag: `disposable_domain` or `possible_duplicate`.
+    flag: Option<String>,
 }
 
 impl TryFrom<&EntrySearch> for Filter {
@@ -43,7 +49,18 @@ impl TryFrom<&EntrySearch> for Filter {
             }
             other => other.clone(),
         };
-        Ok(Filter { state: state.transpose()?, email_fragment, after: after.transpose()? })
+        let source = match q.source.as_deref() {
+            Some(s) => Some(SourceRef::parse(s).ok_or(bad(ErrorCode::InvalidRef))?),
+            None => None,
+        };
+        let flag = q.flag.as_deref().map(|f| f.parse::<EntryFlag>().map_err(|_| bad(ErrorCode::InvalidFlag)));
+        Ok(Filter {
+            state: state.transpose()?,
+            email_fragment,
+            source,
+            flag: flag.transpose()?,
+            after: after.transpose()?,
+        })
     }
 }
 
@@ -57,8 +74,8 @@ async fn list(
     id: web::Path<Uuid>,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse> {
-    let PageQuery { state: filter_state, cursor, limit } = query.into_inner();
-    page(&state, &session, *id, EntrySearch { state: filter_state, cursor, limit, q: None }).await
+    let PageQuery { state: filter_state, cursor, limit, source, flag } = query.into_inner();
+    page(&state, &session, *id, EntrySearch { state: filter_state, cursor, limit, q: None, source, flag }).await
 }
 
 #[utoipa::path(operation_id = "searchEntries", request_body = EntrySearch, responses(
@@ -91,6 +108,7 @@ async fn page(state: &AppState, session: &Session, program_id: Uuid, query: Entr
 async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
     let d = queue::detail(&state.pool, &session.user_id, program_id, entry_id).await?;
+    let flags = d.entry.flags();
     Ok(HttpResponse::Ok().json(EntryDetail {
         id: d.entry.id,
         email: d.entry.email,
@@ -101,5 +119,8 @@ async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(U
         invitations: d.invitations.iter().map(views::invitation).collect(),
         grant: d.grant.as_ref().map(views::grant),
         events: d.events.into_iter().map(views::event).collect(),
+        flags,
+        duplicate_of: d.entry.duplicate_of,
+        source: d.entry.source_ref,
     }))
 }

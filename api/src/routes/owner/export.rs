@@ -1,5 +1,5 @@
 //! `GET /api/owner/programs/{id}/entries.csv`: the owner's queue export (id, email,
-//! state, created_at, notice_version, permission_at) — no codes, no digests. Policy:
+//! state, created_at, notice_version, permission_at, ref) — no codes, no digests. Policy:
 //! text a person typed (the email) is neutralized against spreadsheet formulas (a
 //! leading `=`, `+`, `-`, `@`, tab or CR gets a `'` prefix) and quoted per RFC 4180.
 //!
@@ -47,7 +47,7 @@ pub(super) fn csv_response(
         .body(body)
 }
 
-const HEADER: &str = "id,email,state,created_at,notice_version,permission_at\r\n";
+const HEADER: &str = "id,email,state,created_at,notice_version,permission_at,ref\r\n";
 
 /// Batches of CSV between the reading task and the response body.
 const IN_FLIGHT: usize = 2;
@@ -55,7 +55,7 @@ const IN_FLIGHT: usize = 2;
 type Chunk = std::result::Result<Bytes, std::io::Error>;
 
 #[utoipa::path(operation_id = "exportEntries", responses(
-    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at (formula-neutralized).", content_type = "text/csv", body = String),
+    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at,ref (formula-neutralized).", content_type = "text/csv", body = String),
 ))]
 #[get("/owner/programs/{id}/entries.csv")]
 async fn export(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
@@ -108,6 +108,8 @@ fn push_line(csv: &mut String, e: &EntryRow) {
         rfc3339(e.created_at),
         e.notice_version.to_string(),
         rfc3339(e.permission_at),
+        // The grammar (a-z 0-9 _ -) needs no quoting; a leading `-` is neutralized.
+        e.source_ref.as_deref().map(csv_cell).unwrap_or_default(),
     ];
     csv.push_str(&line.join(","));
     csv.push_str("\r\n");

@@ -33,6 +33,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(entries::search)
         .service(export::export)
         .service(decisions::select_bulk)
+        .service(decisions::decline_flagged)
         .service(entries::detail)
         .service(decisions::select)
         .service(decisions::decline)

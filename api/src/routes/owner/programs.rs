@@ -47,6 +47,14 @@ impl TryFrom<CreateProgramRequest> for NewProgram {
     }
 }
 
+/// `""` removes the text; anything else is bounded plain text.
+fn optional_text(text: String, max: usize, code: ErrorCode) -> Result<Option<String>> {
+    match text.is_empty() {
+        true => Ok(None),
+        false => bounded_text(text, max, code).map(Some),
+    }
+}
+
 /// The Clerk setting: an organization needs a non-admin `org:` role (an admin role is
 /// refused), a role needs an organization; off is `None`.
 fn clerk_setting(body: ClerkSyncSetting) -> Result<Option<ClerkSync>> {
@@ -72,6 +80,9 @@ impl TryFrom<PatchProgramRequest> for ProgramPatch {
             hourly_cap: body.hourly_cap.map(cap).transpose()?,
             seat_cap: body.seat_cap.map(cap).transpose()?,
             clerk: body.clerk.map(clerk_setting).transpose()?,
+            title: body.title.map(|t| optional_text(t, 80, ErrorCode::InvalidTitle)).transpose()?,
+            description: body.description.map(|d| optional_text(d, 500, ErrorCode::InvalidDescription)).transpose()?,
+            proof_of_work: body.proof_of_work,
         })
     }
 }

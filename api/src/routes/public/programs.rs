@@ -1,6 +1,7 @@
 //! `GET /api/public/programs/{slug}`: the signup form's notice. Policy: only a program
 //! of an active workspace with a published notice exists publicly; anything else is the
-//! same 404. The answer names the program and its current notice, nothing else.
+//! same 404. The answer names the program (slug, title, description) and its current
+//! notice, nothing else.
 
 use crate::db::{programs, DbError};
 use crate::http::error::Result;
@@ -18,6 +19,13 @@ use shared::Slug;
 #[get("/public/programs/{slug}")]
 async fn read(state: web::Data<AppState>, slug: web::Path<Slug>) -> Result<HttpResponse> {
     let client = state.pool.get().await.map_err(DbError::from)?;
-    let (signup_open, notice) = programs::public(&client, slug.as_str()).await?.ok_or(ApiError::NotFound)?;
-    Ok(HttpResponse::Ok().json(PublicProgram { slug: slug.to_string(), signup_open, notice: views::notice(&notice) }))
+    let p = programs::public(&client, slug.as_str()).await?.ok_or(ApiError::NotFound)?;
+    Ok(HttpResponse::Ok().json(PublicProgram {
+        slug: slug.to_string(),
+        title: p.title,
+        description: p.description,
+        signup_open: p.signup_open,
+        notice: views::notice(&p.notice),
+        proof_of_work: p.pow_level,
+    }))
 }

@@ -9,7 +9,7 @@ use crate::state::AppState;
 use crate::usecases::admission::{self, NewSignup};
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use shared::api::{SignupRequest, SignupResponse};
-use shared::{EmailKey, ErrorCode, Slug};
+use shared::{EmailKey, ErrorCode, Slug, SourceRef};
 
 impl TryFrom<SignupRequest> for NewSignup {
     type Error = ApiError;
@@ -20,13 +20,17 @@ impl TryFrom<SignupRequest> for NewSignup {
             email: EmailKey::parse(&body.email).map_err(|_| ApiError::BadRequest(ErrorCode::InvalidEmail))?,
             notice_version: body.notice_version,
             permission: body.permission,
+            // A source outside the grammar is dropped, never refused (issue 15).
+            source: body.source.as_deref().and_then(SourceRef::parse),
+            altcha: body.altcha,
         })
     }
 }
 
 #[utoipa::path(operation_id = "signUp", request_body = SignupRequest, responses(
     (status = 202, description = "Received: the same answer for a new email, a known one and a replayed key.", body = SignupResponse),
-    (status = 404, description = "Unknown slug or no notice published."),
+    (status = 400, description = "A bad email, or a missing, wrong, expired or reused proof-of-work solution (`challenge_failed`) for a new request key."),
+    (status = 404, description = "Unknown slug, inactive workspace or no notice published (as its `GET`)."),
     (status = 409, description = "The key is bound to other fields, or the form is closed, the notice outdated or `permission` not `true`."),
     (status = 429, description = "A queue or hourly cap is reached, or too many new attempts from this address.", headers(("Retry-After" = u32, description = "Seconds to wait."))),
 ))]

@@ -83,6 +83,8 @@ async fn entries(
     let filter = Filter {
         state: filter_state.map(|s| s.parse::<EntryState>().map_err(|_| bad(ErrorCode::InvalidState))).transpose()?,
         email_fragment: None,
+        source: None,
+        flag: None,
         after: cursor.map(|c| Cursor::decode(&c).ok_or(bad(ErrorCode::InvalidCursor))).transpose()?,
     };
     let limit = page_limit(limit)?;

@@ -114,7 +114,7 @@ INSERT INTO notices (id, program_id, version, purpose, contact_text, retention_t
   SELECT '{notice}', '{id}', 1, '{PURPOSE}', 'Benchmark only.', 'Dropped after the run.', t0 - interval '1 minute'
   FROM fill_clock;
 UPDATE programs SET current_notice_id = '{notice}', current_notice_version = 1, signup_open = true,
-  revision = revision + 2 WHERE id = '{id}';
+  pow_level = 'off', revision = revision + 2 WHERE id = '{id}';
 INSERT INTO audit_events (program_id, actor_kind, event_type, event_at, details)
   SELECT '{id}', 'system', 'notice_published', t0 - interval '1 minute',
          jsonb_build_object('noticeId', '{notice}', 'version', 1) FROM fill_clock;

@@ -10,7 +10,7 @@ use super::session::Session;
 use super::{Reply, TestApp, User};
 use serde::Serialize;
 use shared::api::{
-    Content, CreateProgramRequest, Notice, OwnersResponse, PatchProgramRequest, Program, ProgramStats,
+    Content, CreateProgramRequest, Notice, OwnersResponse, PatchProgramRequest, PowLevel, Program, ProgramStats,
     PublishNoticeRequest, PutContentRequest, Workspace,
 };
 use uuid::Uuid;
@@ -52,6 +52,9 @@ pub fn changes() -> PatchProgramRequest {
         hourly_cap: None,
         seat_cap: None,
         clerk: None,
+        title: None,
+        description: None,
+        proof_of_work: None,
     }
 }
 
@@ -136,11 +139,13 @@ impl Owner {
         self.try_publish_notice(program, &notice()).await.expect(201)
     }
 
-    /// A program with a notice and signup open; returns its id.
+    /// A program with a notice and signup open, asking for no proof of work (the tests
+    /// of admission speak to its rules; `pow.rs` turns the work on); returns its id.
     pub async fn program_with(&self, ws: Uuid, slug: &str, caps: Caps) -> Uuid {
         let id = self.create_program(ws, slug, caps).await.id;
         self.publish_notice(id).await;
-        self.set_signup_open(id, true).await;
+        let open = PatchProgramRequest { signup_open: Some(true), proof_of_work: Some(PowLevel::Off), ..changes() };
+        self.patch_program(id, open).await;
         id
     }
 

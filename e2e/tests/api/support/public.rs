@@ -8,7 +8,14 @@ use uuid::Uuid;
 
 /// A signup with a fresh request key for notice version 1, permission given.
 pub fn signup_request(email: &str) -> SignupRequest {
-    SignupRequest { request_key: Uuid::new_v4(), email: email.into(), notice_version: 1, permission: true }
+    SignupRequest {
+        request_key: Uuid::new_v4(),
+        email: email.into(),
+        notice_version: 1,
+        permission: true,
+        source: None,
+        altcha: None,
+    }
 }
 
 impl TestApp {
@@ -30,7 +37,14 @@ impl TestApp {
 
     /// A signup with every field chosen by the test.
     pub async fn try_signup_as(&self, slug: &str, key: Uuid, email: &str, version: i32, permission: bool) -> Reply {
-        let request = SignupRequest { request_key: key, email: email.into(), notice_version: version, permission };
+        let request = SignupRequest {
+            request_key: key,
+            email: email.into(),
+            notice_version: version,
+            permission,
+            source: None,
+            altcha: None,
+        };
         self.try_signup_with(slug, &request).await
     }
 

@@ -9,6 +9,7 @@ use shared::api::{PatchProgramRequest, Program};
 
 use crate::api::{self, ApiError};
 use crate::components::chart::{Activity, Usage};
+use crate::components::edge::PresentationForm;
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
@@ -68,6 +69,9 @@ fn Overview(
         access_enabled: None,
         queue_cap: None,
         hourly_cap: None,
+        title: None,
+        description: None,
+        proof_of_work: None,
         seat_cap: None,
         clerk: None,
     };
@@ -84,6 +88,7 @@ fn Overview(
     };
     let caps = [("Queue cap", p.queue_cap), ("Sign-ups per hour", p.hourly_cap), ("Seats", p.seat_cap)]
         .map(|(l, v)| (l, RwSignal::new(v.to_string())));
+    let presentation_blank = blank.clone();
     let save_caps = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let [q, h, s] = caps.map(|(_, v)| v.get_untracked().trim().parse::<i32>().ok());
@@ -133,5 +138,6 @@ fn Overview(
             <p class="muted small">"The seat cap cannot go below the seats in use (active grants plus unexpired invitations)."</p>
             <button type="submit" disabled=move || pending.get()>"Save caps"</button>
         </form>
+        <PresentationForm p=p.clone() blank=presentation_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
     }
 }

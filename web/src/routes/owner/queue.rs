@@ -55,7 +55,7 @@ async fn load_page(id: Uuid, state: String, q: String, cursor: Option<String>) -
         }
         api::get::<EntryPage>(url).await
     } else {
-        let search = EntrySearch { state, cursor, limit: Some(PAGE_SIZE), q: Some(q) };
+        let search = EntrySearch { state, cursor, limit: Some(PAGE_SIZE), q: Some(q), source: None, flag: None };
         api::post::<_, EntryPage>(format!("/api/owner/programs/{id}/entries/search"), &search).await
     }
 }
