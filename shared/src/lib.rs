@@ -12,6 +12,7 @@ pub mod integrations;
 pub mod slug;
 pub mod source_ref;
 pub mod states;
+pub mod trust;
 
 pub use email::{contains_address, EmailError, EmailKey};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};

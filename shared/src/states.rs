@@ -224,10 +224,16 @@ pub enum EventType {
     Redacted,
     CohortCodeCreated,
     CohortCodeRevoked,
+    /// The entry was erased on request (withdrawn if live, redacted, suppressed).
+    Erased,
+    /// A lottery draw froze its candidates and published its commitment.
+    DrawOpened,
+    /// A lottery draw revealed its seed and selected its winners.
+    DrawRun,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 16] = [
+    pub const ALL: [EventType; 19] = [
         EventType::NoticePublished,
         EventType::Signup,
         EventType::Selected,
@@ -244,6 +250,9 @@ impl EventType {
         EventType::Redacted,
         EventType::CohortCodeCreated,
         EventType::CohortCodeRevoked,
+        EventType::Erased,
+        EventType::DrawOpened,
+        EventType::DrawRun,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -264,6 +273,9 @@ impl EventType {
             EventType::Redacted => "redacted",
             EventType::CohortCodeCreated => "cohort_code_created",
             EventType::CohortCodeRevoked => "cohort_code_revoked",
+            EventType::Erased => "erased",
+            EventType::DrawOpened => "draw_opened",
+            EventType::DrawRun => "draw_run",
         }
     }
 }

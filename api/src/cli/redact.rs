@@ -68,29 +68,7 @@ pub async fn redact(database_url: &str, program_id: Uuid, before: DateTime<Utc>)
             )
             .await?;
         let ids: Vec<Uuid> = rows.iter().map(|r| r.get(0)).collect();
-        // The rest of the lock order, entry → invitation → grant, before any write.
-        tx.query("SELECT id FROM invitations WHERE entry_id = ANY($1) ORDER BY id FOR UPDATE", &[&ids]).await?;
-        tx.query("SELECT id FROM grants WHERE entry_id = ANY($1) ORDER BY id FOR UPDATE", &[&ids]).await?;
-        tx.execute(
-            "UPDATE entries SET email_key = 'redacted+' || replace(id::text, '-', '') || '@redacted.invalid', \
-             redacted_at = $2 WHERE id = ANY($1)",
-            &[&ids, &now],
-        )
-        .await?;
-        tx.execute(
-            "UPDATE invitations SET delivery_channel = 'redacted', delivery_reference = NULL \
-             WHERE entry_id = ANY($1) AND delivery_recorded_at IS NOT NULL",
-            &[&ids],
-        )
-        .await?;
-        // An over entry's grant is inactive; an active one would be left alone (and
-        // `vestibule verify` reports such an entry).
-        tx.execute(
-            "UPDATE grants SET clerk_user_id = 'redacted_' || replace(id::text, '-', '') \
-             WHERE entry_id = ANY($1) AND NOT active",
-            &[&ids],
-        )
-        .await?;
+        crate::db::erasure::redact_entries(tx, &ids, now).await?;
         for row in &rows {
             let (entry, state): (Uuid, &str) = (row.get(0), row.get(1));
             let from = match state {

@@ -9,7 +9,10 @@
 //! append-only triggers in place (each on its table, calling the blocking function,
 //! enabled), and the audit history in commit order per program (ids and times rise
 //! together) with one `signup` per entry.
+//! Then every audit chain is recomputed, and each checkpoint given is proved a prefix of
+//! today's chain (`verify_chain`).
 
+use super::verify_chain::{self, SavedCheckpoint};
 use anyhow::Context;
 use tokio_postgres::NoTls;
 
@@ -114,6 +117,14 @@ const CHECKS: &[Check] = &[
         sql: APPEND_ONLY_TRIGGERS,
     },
     Check {
+        name: "the audit chain trigger is in place",
+        // BEFORE INSERT FOR EACH ROW (tgtype 1 + 2 + 4), on audit_events, enabled for
+        // ordinary sessions, calling the chain function.
+        sql: "SELECT 1 - count(*) FROM pg_trigger t WHERE t.tgname = 'audit_chain' AND NOT t.tgisinternal \
+              AND t.tgrelid = to_regclass('audit_events') AND t.tgtype = 7 AND t.tgenabled = 'O' \
+              AND t.tgfoid = to_regproc('audit_chain_append')",
+    },
+    Check {
         name: "seats in use stay within each program's seat cap",
         sql: "SELECT count(*) FROM programs p WHERE p.seat_cap < (SELECT count(*) FROM grants g WHERE g.program_id = p.id AND g.active) \
               + (SELECT count(*) FROM invitations i WHERE i.program_id = p.id AND i.state = 'issued' AND i.expires_at > clock_timestamp())",
@@ -135,8 +146,9 @@ const APPEND_ONLY_TRIGGERS: &str = "SELECT count(*) FROM (VALUES \
       AND t.tgtype = want.kind AND t.tgenabled = 'O' \
       AND f.oid = to_regproc('block_immutable_reference_edits') AND f.prosrc ~ 'RAISE\\s+EXCEPTION')";
 
-/// Runs every check against `database_url`; returns the number that failed.
-pub async fn verify(database_url: &str) -> anyhow::Result<usize> {
+/// Runs every check against `database_url`, then the audit chains and `checkpoints`;
+/// returns the number that failed.
+pub async fn verify(database_url: &str, checkpoints: &[SavedCheckpoint]) -> anyhow::Result<usize> {
     let (client, connection) = tokio_postgres::connect(database_url, NoTls).await.context("connecting")?;
     tokio::spawn(connection);
     client.batch_execute("SET default_transaction_read_only = on").await?;
@@ -150,6 +162,11 @@ pub async fn verify(database_url: &str) -> anyhow::Result<usize> {
             println!("FAIL  {} ({offending} offending)", check.name);
         }
     }
-    println!("{} checks, {failed} failed", CHECKS.len());
-    Ok(failed)
+    let chain_failures = verify_chain::verify(&client, checkpoints).await?
+        + super::verify_erasure::verify(&client, database_url).await?;
+    println!(
+        "{} checks, {failed} failed; audit chains, checkpoints and erasures: {chain_failures} failed",
+        CHECKS.len()
+    );
+    Ok(failed + chain_failures)
 }

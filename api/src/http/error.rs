@@ -11,6 +11,8 @@ use crate::usecases::admission_hook::HookSecretError;
 use crate::usecases::api_keys::ApiKeyError;
 use crate::usecases::cohorts::CohortError;
 use crate::usecases::decisions::DecisionError;
+use crate::usecases::draws::DrawError;
+use crate::usecases::erasure::ErasureError;
 use crate::usecases::invitations::InvitationError;
 use crate::usecases::programs::ProgramError;
 use crate::usecases::recipient::RecipientError;
@@ -254,6 +256,16 @@ impl From<InvitationError> for ApiError {
     }
 }
 
+impl From<ErasureError> for ApiError {
+    fn from(e: ErasureError) -> Self {
+        match e {
+            ErasureError::NotFound => ApiError::NotFound,
+            ErasureError::InvalidTransition => ApiError::Conflict(ErrorCode::InvalidTransition),
+            ErasureError::Db(e) => e.into(),
+        }
+    }
+}
+
 impl From<CohortError> for ApiError {
     fn from(e: CohortError) -> Self {
         match e {
@@ -273,6 +285,21 @@ impl From<WebhookError> for ApiError {
             WebhookError::InvalidEvents => ApiError::BadRequest(ErrorCode::InvalidEvents),
             WebhookError::InvalidProgramIds => ApiError::BadRequest(ErrorCode::InvalidProgramIds),
             WebhookError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<DrawError> for ApiError {
+    fn from(e: DrawError) -> Self {
+        let conflict = ApiError::Conflict;
+        match e {
+            DrawError::NotFound => ApiError::NotFound,
+            DrawError::InvalidTransition => conflict(ErrorCode::InvalidTransition),
+            DrawError::AlreadyOpen => conflict(ErrorCode::DrawAlreadyOpen),
+            DrawError::AlreadyRun => conflict(ErrorCode::DrawAlreadyRun),
+            DrawError::NoCandidates => conflict(ErrorCode::DrawNoCandidates),
+            DrawError::SeatsInsufficient => conflict(ErrorCode::DrawSeatsInsufficient),
+            DrawError::Db(e) => e.into(),
         }
     }
 }
