@@ -43,6 +43,10 @@ pub struct PublicProgram {
     /// Whether the signup needs a solved challenge (`GET …/challenge`) in `altcha`.
     #[serde(default)]
     pub proof_of_work: PowLevel,
+    /// The origins allowed to frame the embedded form (`/embed/waitlist/{slug}`); the
+    /// frame posts its height only to one of them.
+    #[serde(default)]
+    pub embed_origins: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,6 +232,11 @@ pub struct PatchProgramRequest {
     /// The signup form's proof of work.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof_of_work: Option<PowLevel>,
+    /// The exact `https` origins allowed to frame the embedded form, at most 10; `[]`
+    /// allows none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_items = 10))]
+    pub embed_origins: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -280,6 +289,9 @@ pub struct Program {
     pub title: Option<String>,
     pub description: Option<String>,
     pub proof_of_work: PowLevel,
+    /// The origins allowed to frame the embedded form.
+    #[serde(default)]
+    pub embed_origins: Vec<String>,
     pub signup_open: bool,
     pub access_enabled: bool,
     pub queue_cap: i32,

@@ -50,6 +50,8 @@ pub struct ProgramPatch {
     pub title: Option<Option<String>>,
     pub description: Option<Option<String>>,
     pub proof_of_work: Option<shared::api::PowLevel>,
+    /// Already parsed and deduplicated (`shared::edge::parse_embed_origins`).
+    pub embed_origins: Option<Vec<String>>,
 }
 
 /// Creates a closed program without notice or content, under the workspace lock.
@@ -101,6 +103,7 @@ pub async fn patch(
             title: change.title.clone().unwrap_or_else(|| before.title.clone()),
             description: change.description.clone().unwrap_or_else(|| before.description.clone()),
             pow_level: change.proof_of_work.unwrap_or(before.pow_level),
+            embed_origins: change.embed_origins.clone().unwrap_or_else(|| before.embed_origins.clone()),
         };
         if after == before {
             return view(o).await;
@@ -151,6 +154,10 @@ fn changes(before: &ProgramSettings, after: &ProgramSettings, revision: i64) -> 
     }
     if before.pow_level != after.pow_level {
         details.push(("proofOfWork", Detail::Code(after.pow_level.as_str())));
+    }
+    if before.embed_origins != after.embed_origins {
+        // How many, not which: the event stays free of text the owner typed.
+        details.push(("embedOrigins", Detail::Number(after.embed_origins.len() as i64)));
     }
     details.push(("revision", Detail::Number(revision)));
     details

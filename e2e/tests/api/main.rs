@@ -15,6 +15,7 @@ mod cohorts;
 mod content;
 mod early_access;
 mod edge;
+mod embed;
 mod export;
 mod faults;
 mod foundation;
