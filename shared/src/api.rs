@@ -628,6 +628,21 @@ pub struct IntakeHour {
 pub struct ProgramStats {
     pub intake_hours: Vec<IntakeHour>,
     pub states: std::collections::BTreeMap<EntryState, i64>,
+    /// The same 48 hours split by where the entries came from (`?ref=`, issue 15): the
+    /// entries still in the program, per source, the sources with most entries first (at
+    /// most 10; the rest are left out), `source` null for entries without a ref.
+    #[serde(default)]
+    pub intake_sources: Vec<IntakeSource>,
+}
+
+/// One source's entries per UTC hour, oldest first (hours without entries are absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct IntakeSource {
+    #[serde(rename = "ref")]
+    pub source: Option<String>,
+    pub hours: Vec<IntakeHour>,
 }
 
 /// `GET /api/owner/programs?workspaceId=`.

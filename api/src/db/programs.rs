@@ -248,6 +248,26 @@ pub async fn intake_hours(client: &impl GenericClient, program_id: Uuid) -> Resu
     Ok(client.query(&stmt, &[&program_id]).await?.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
+/// The program's entries of the last 48 UTC hours per source (`?ref=`) and hour:
+/// `(source, bucket_start, count)`, ordered by source then hour. Counted from the entries
+/// themselves (the hour counters do not know sources), so removed entries are not in it.
+pub async fn intake_sources(
+    client: &impl GenericClient,
+    program_id: Uuid,
+) -> Result<Vec<(Option<String>, DateTime<Utc>, i64)>> {
+    let stmt = client
+        .prepare_cached(
+            "SELECT source_ref, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, \
+                    count(*) \
+             FROM entries WHERE program_id = $1 \
+             AND created_at > date_trunc('hour', clock_timestamp() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' \
+                              - interval '48 hours' \
+             GROUP BY 1, 2 ORDER BY 1 NULLS LAST, 2",
+        )
+        .await?;
+    Ok(client.query(&stmt, &[&program_id]).await?.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+}
+
 /// Entries per state (states without entries are absent).
 pub async fn state_counts(client: &impl GenericClient, program_id: Uuid) -> Result<Vec<(EntryState, i64)>> {
     let stmt =

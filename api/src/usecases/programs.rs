@@ -169,7 +169,13 @@ fn changes(before: &ProgramSettings, after: &ProgramSettings, revision: i64) -> 
 pub struct Stats {
     pub intake_hours: Vec<(DateTime<Utc>, i64)>,
     pub states: BTreeMap<EntryState, i64>,
+    /// Per source (`None`: no ref), its hours; most entries first, at most
+    /// [`INTAKE_SOURCES_MAX`].
+    pub intake_sources: Vec<(Option<String>, Vec<(DateTime<Utc>, i64)>)>,
 }
+
+/// Most sources the dashboard's split shows.
+pub const INTAKE_SOURCES_MAX: usize = 10;
 
 pub async fn stats(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<Stats, ProgramError> {
     let workspace_id = {
@@ -178,9 +184,19 @@ pub async fn stats(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<Stats
     };
     owner::on_workspace(pool, user_id, workspace_id, Strength::Share, async |w| {
         let intake_hours = programs::intake_hours(w.tx, program_id).await?;
+        let mut intake_sources: Vec<(Option<String>, Vec<(DateTime<Utc>, i64)>)> = Vec::new();
+        for (source, hour, count) in programs::intake_sources(w.tx, program_id).await? {
+            match intake_sources.last_mut() {
+                Some((last, hours)) if *last == source => hours.push((hour, count)),
+                _ => intake_sources.push((source, vec![(hour, count)])),
+            }
+        }
+        let total = |hours: &[(DateTime<Utc>, i64)]| hours.iter().map(|(_, c)| c).sum::<i64>();
+        intake_sources.sort_by_key(|(_, hours)| std::cmp::Reverse(total(hours)));
+        intake_sources.truncate(INTAKE_SOURCES_MAX);
         let mut states: BTreeMap<EntryState, i64> = EntryState::ALL.iter().map(|s| (*s, 0)).collect();
         states.extend(programs::state_counts(w.tx, program_id).await?);
-        Ok(Stats { intake_hours, states })
+        Ok(Stats { intake_hours, states, intake_sources })
     })
     .await
 }

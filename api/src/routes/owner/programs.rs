@@ -11,7 +11,9 @@ use crate::state::AppState;
 use crate::time::rfc3339;
 use crate::usecases::programs::{self, ProgramPatch};
 use actix_web::{get, patch, post, web, HttpResponse};
-use shared::api::{CreateProgramRequest, IntakeHour, PatchProgramRequest, Program, ProgramListQuery, ProgramStats};
+use shared::api::{
+    CreateProgramRequest, IntakeHour, IntakeSource, PatchProgramRequest, Program, ProgramListQuery, ProgramStats,
+};
 use shared::{ErrorCode, Slug};
 use uuid::Uuid;
 
@@ -155,5 +157,16 @@ async fn stats(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>
             .map(|(at, admitted)| IntakeHour { bucket_start: rfc3339(at), admitted })
             .collect(),
         states: stats.states,
+        intake_sources: stats
+            .intake_sources
+            .into_iter()
+            .map(|(source, hours)| IntakeSource {
+                source,
+                hours: hours
+                    .into_iter()
+                    .map(|(at, admitted)| IntakeHour { bucket_start: rfc3339(at), admitted })
+                    .collect(),
+            })
+            .collect(),
     }))
 }
