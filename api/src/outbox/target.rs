@@ -20,6 +20,9 @@ pub enum UrlError {
 
 /// Checks a webhook URL's shape and, for an address literal or a loopback name, its host.
 pub fn check_url(url: &str, allow_loopback: bool) -> Result<Url, UrlError> {
+    if !names_its_host(url) {
+        return Err(UrlError::Invalid);
+    }
     let parsed = Url::parse(url).map_err(|_| UrlError::Invalid)?;
     if !matches!(parsed.scheme(), "https" | "http") || !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(UrlError::Invalid);
@@ -50,6 +53,15 @@ pub fn check_url(url: &str, allow_loopback: bool) -> Result<Url, UrlError> {
         return Err(UrlError::Refused);
     }
     Ok(parsed)
+}
+
+/// The URL as written names its host right after `scheme://`. WHATWG parsing repairs
+/// `https:///x`, `https:/x` and `https:\\x` into `https://x/`; an endpoint is saved as
+/// the owner wrote it or not at all, never as a guess.
+fn names_its_host(url: &str) -> bool {
+    url.split_once(':').is_some_and(|(_, rest)| {
+        rest.strip_prefix("//").is_some_and(|host| !host.is_empty() && !host.starts_with(['/', '\\']))
+    })
 }
 
 /// Whether the server may connect to `ip`.
@@ -142,7 +154,14 @@ mod tests {
         ] {
             assert_eq!(check_url(url, false).err(), Some(UrlError::Refused), "{url}");
         }
-        for url in ["ftp://example.com/x", "https://user:pw@example.com/x", "not a url", "https:///x"] {
+        for url in [
+            "ftp://example.com/x",
+            "https://user:pw@example.com/x",
+            "not a url",
+            "https:///x",
+            "https:/x",
+            "https:\\\\x/hook",
+        ] {
             assert_eq!(check_url(url, false).err(), Some(UrlError::Invalid), "{url}");
         }
         assert!(check_url("https://hooks.example.com/vestibule?x=1", false).is_ok());
