@@ -167,12 +167,15 @@ fn changes(before: &ProgramSettings, after: &ProgramSettings, revision: i64) -> 
 /// state present). The owner check holds the workspace `FOR SHARE`; the counts are read
 /// without the program lock, so counting a large queue never stalls admissions.
 pub struct Stats {
-    pub intake_hours: Vec<(DateTime<Utc>, i64)>,
+    pub intake_hours: Hours,
     pub states: BTreeMap<EntryState, i64>,
     /// Per source (`None`: no ref), its hours; most entries first, at most
     /// [`INTAKE_SOURCES_MAX`].
-    pub intake_sources: Vec<(Option<String>, Vec<(DateTime<Utc>, i64)>)>,
+    pub intake_sources: Vec<(Option<String>, Hours)>,
 }
+
+/// Counts per UTC hour, oldest first.
+pub type Hours = Vec<(DateTime<Utc>, i64)>;
 
 /// Most sources the dashboard's split shows.
 pub const INTAKE_SOURCES_MAX: usize = 10;
@@ -184,7 +187,7 @@ pub async fn stats(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<Stats
     };
     owner::on_workspace(pool, user_id, workspace_id, Strength::Share, async |w| {
         let intake_hours = programs::intake_hours(w.tx, program_id).await?;
-        let mut intake_sources: Vec<(Option<String>, Vec<(DateTime<Utc>, i64)>)> = Vec::new();
+        let mut intake_sources: Vec<(Option<String>, Hours)> = Vec::new();
         for (source, hour, count) in programs::intake_sources(w.tx, program_id).await? {
             match intake_sources.last_mut() {
                 Some((last, hours)) if *last == source => hours.push((hour, count)),
