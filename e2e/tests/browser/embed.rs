@@ -199,7 +199,8 @@ async fn proof_of_work(stack: &Stack, b: &Browser) {
     let page: Value =
         stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}/entries"), json!(null)).await;
     assert_eq!(page["entries"].as_array().map(Vec::len), Some(1), "{page}");
-    // A second signup after the first asks for a fresh challenge (a solution admits once).
+    // Another applicant on a fresh page: a fresh challenge (a solution admits once).
+    b.open(&format!("/waitlist/{SLUG}")).await;
     b.fill("#signup-email", "second.person@example.com").await;
     b.tick("#signup-permission").await;
     b.click_button("Join the waitlist").await;

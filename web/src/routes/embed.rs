@@ -61,13 +61,15 @@ fn parent_origin(allowed: &[String]) -> Option<String> {
     [from_query, from_browser].into_iter().flatten().find(|o| allowed.contains(o))
 }
 
-/// Posts the document's height to `parent` now and whenever it changes.
+/// Posts the content's height to `parent` now and whenever it changes. The body's, not
+/// the document's: the document is never shorter than the frame, so the frame could
+/// grow but never shrink.
 fn report_height(parent: String) {
-    let Some(root) = document().document_element() else { return };
+    let Some(body) = document().body() else { return };
     let last = std::rc::Rc::new(std::cell::Cell::new(0));
     let post = move || {
-        let Some(root) = document().document_element() else { return };
-        let height = root.scroll_height();
+        let Some(body) = document().body() else { return };
+        let height = body.scroll_height();
         if height == last.get() {
             return;
         }
@@ -81,12 +83,7 @@ fn report_height(parent: String) {
     };
     let callback = Closure::<dyn FnMut()>::new(post);
     if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-        observer.observe(&root);
-        // Observe the body too: the document element's box does not grow with content
-        // in every layout.
-        if let Some(body) = document().body() {
-            observer.observe(&body);
-        }
+        observer.observe(&body);
     }
     // Lives as long as the page (one per load).
     callback.forget();
