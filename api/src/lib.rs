@@ -21,11 +21,13 @@
 //! vocabulary of both the API and the SPA.
 
 pub mod assets;
+pub mod chain;
 pub mod cli;
 pub mod config;
 pub mod crypto;
 pub mod db;
 pub mod domain;
+pub mod draw;
 pub mod http;
 pub mod identity;
 pub mod metrics;

@@ -21,7 +21,8 @@ pub enum EmailError {
 }
 
 /// A normalized email address: the only way to build one is [`EmailKey::parse`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// `Debug` and `Display` are hand-written and redacted (see below).
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct EmailKey(String);
 
@@ -77,6 +78,26 @@ fn valid_domain(domain: &str) -> bool {
         })
 }
 
+/// Whether `text` holds anything shaped like `local@domain` anywhere in it — a bare
+/// address, `to:alice@example.com`, `mailto:…`, `alice@example.com.`, `<a@b.co>` or a
+/// percent-encoded `%40`. Looser than the grammar on purpose (free text that must never
+/// name a recipient, such as a delivery record): a local-part character right before an
+/// `@` and a dotted host name right after it are enough, whatever surrounds them.
+pub fn contains_address(text: &str) -> bool {
+    let text = text.replace("%40", "@");
+    let bytes = text.as_bytes();
+    // A quoted local part (`"a b"@example.com`) ends in `"`.
+    let local = |b: u8| b.is_ascii_alphanumeric() || b == b'"' || LOCAL_SPECIALS.contains(&b);
+    let host = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
+    bytes.iter().enumerate().filter(|(_, b)| **b == b'@').any(|(at, _)| {
+        let before = at > 0 && local(bytes[at - 1]);
+        let domain: &[u8] = &bytes[at + 1..];
+        let run = domain.iter().take_while(|b| host(**b)).count();
+        let labels = domain[..run].split(|b| *b == b'.').filter(|l| l.iter().any(u8::is_ascii_alphanumeric)).count();
+        before && (labels >= 2 || domain.first() == Some(&b'['))
+    })
+}
+
 impl TryFrom<String> for EmailKey {
     type Error = EmailError;
     fn try_from(value: String) -> Result<Self, Self::Error> {
@@ -94,6 +115,13 @@ impl From<EmailKey> for String {
 impl fmt::Display for EmailKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("<email>")
+    }
+}
+
+/// Redacted like `Display`, so a derived `Debug` of any struct holding a key is safe too.
+impl fmt::Debug for EmailKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EmailKey(<redacted>)")
     }
 }
 
@@ -175,9 +203,33 @@ mod tests {
     }
 
     #[test]
-    fn display_never_shows_the_address() {
+    fn display_and_debug_never_show_the_address() {
         let key = EmailKey::parse("secret@example.com").unwrap();
-        assert!(!format!("{key}").contains("secret"));
+        for shown in [format!("{key}"), format!("{key:?}"), format!("{key:#?}"), format!("{:?}", Some(vec![&key]))] {
+            assert!(!shown.contains("secret") && !shown.contains("example"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn finds_an_address_anywhere_in_free_text() {
+        for text in [
+            "alice@example.com",
+            "to:alice@example.com",
+            "mailto:alice@example.com",
+            "alice@example.com.",
+            "sent to <Alice@Example.COM>",
+            "(alice@example.com)",
+            "a..b@example.com",
+            "alice%40example.com",
+            "x@[192.0.2.1]",
+            "\"alice\"@example.com",
+        ] {
+            assert!(contains_address(text), "{text}");
+        }
+        for text in ["email", "Slack DM @alice", "signal", "ticket #123", "@", "a@", "@example.com", "a@b", "a @ b.co"]
+        {
+            assert!(!contains_address(text), "{text}");
+        }
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub enum ErrorCode {
     InvalidState,
     InvalidCursor,
     InvalidSearch,
+    InvalidWinners,
     InvalidTitle,
     InvalidDescription,
     InvalidRef,
@@ -97,6 +98,10 @@ pub enum ErrorCode {
     GrantActive,
     InvitationNotIssued,
     DeliveryAlreadyRecorded,
+    DrawAlreadyOpen,
+    DrawAlreadyRun,
+    DrawNoCandidates,
+    DrawSeatsInsufficient,
     // 413, 415
     PayloadTooLarge,
     UnsupportedMediaType,

@@ -11,8 +11,9 @@ pub mod integrations;
 pub mod slug;
 pub mod source_ref;
 pub mod states;
+pub mod trust;
 
-pub use email::{EmailError, EmailKey};
+pub use email::{contains_address, EmailError, EmailKey};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use slug::{Slug, SlugError};
 pub use source_ref::SourceRef;

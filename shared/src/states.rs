@@ -1,7 +1,8 @@
 //! The state machines of SPEC §4, written once for the server and the SPA.
 //!
 //! Entries: `waiting → selected → invited → active`, plus `declined`, `withdrawn`,
-//! `revoked`. Invitations: `issued → redeemed | revoked | expired`. [`EntryState::may_become`]
+//! `revoked`; every state but `withdrawn` may still become `withdrawn`. Invitations:
+//! `issued → redeemed | revoked | expired`. [`EntryState::may_become`]
 //! is the transition table: the server's one writer of entry states refuses anything it
 //! does not allow, and the SPA offers exactly what [`EntryActions`] derives from it.
 
@@ -58,7 +59,9 @@ impl EntryState {
                 | (Invited, Selected)
                 | (Invited, Active)
                 | (Active, Revoked)
-                | (Waiting | Selected | Invited | Active, Withdrawn)
+                // Declined and revoked entries can still be withdrawn (by the applicant or
+                // an owner), which frees their place in the queue.
+                | (Waiting | Selected | Invited | Active | Declined | Revoked, Withdrawn)
         )
     }
 
@@ -221,10 +224,16 @@ pub enum EventType {
     Redacted,
     CohortCodeCreated,
     CohortCodeRevoked,
+    /// The entry was erased on request (withdrawn if live, redacted, suppressed).
+    Erased,
+    /// A lottery draw froze its candidates and published its commitment.
+    DrawOpened,
+    /// A lottery draw revealed its seed and selected its winners.
+    DrawRun,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 16] = [
+    pub const ALL: [EventType; 19] = [
         EventType::NoticePublished,
         EventType::Signup,
         EventType::Selected,
@@ -241,6 +250,9 @@ impl EventType {
         EventType::Redacted,
         EventType::CohortCodeCreated,
         EventType::CohortCodeRevoked,
+        EventType::Erased,
+        EventType::DrawOpened,
+        EventType::DrawRun,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -261,6 +273,9 @@ impl EventType {
             EventType::Redacted => "redacted",
             EventType::CohortCodeCreated => "cohort_code_created",
             EventType::CohortCodeRevoked => "cohort_code_revoked",
+            EventType::Erased => "erased",
+            EventType::DrawOpened => "draw_opened",
+            EventType::DrawRun => "draw_run",
         }
     }
 }
@@ -279,10 +294,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn terminal_states_stay_terminal() {
-        for from in [Declined, Withdrawn, Revoked] {
-            for to in EntryState::ALL {
-                assert!(!from.may_become(to), "{from} -> {to}");
+    fn withdrawn_is_final_and_declined_and_revoked_may_only_be_withdrawn() {
+        for to in EntryState::ALL {
+            assert!(!Withdrawn.may_become(to), "withdrawn -> {to}");
+            for from in [Declined, Revoked] {
+                assert_eq!(from.may_become(to), to == Withdrawn, "{from} -> {to}");
             }
         }
     }
@@ -328,8 +344,10 @@ mod tests {
         assert!(lapsed.issue && lapsed.revoke_invitation);
         let active = EntryActions::of(Active, OpenInvitation::None);
         assert!(active.revoke_grant && active.withdraw && !active.issue);
-        for terminal in [Declined, Withdrawn, Revoked] {
-            assert_eq!(EntryActions::of(terminal, OpenInvitation::None), EntryActions::default());
+        assert_eq!(EntryActions::of(Withdrawn, OpenInvitation::None), EntryActions::default());
+        for over in [Declined, Revoked] {
+            let only_withdraw = EntryActions { withdraw: true, ..EntryActions::default() };
+            assert_eq!(EntryActions::of(over, OpenInvitation::None), only_withdraw, "{over}");
         }
     }
 }

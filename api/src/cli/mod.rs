@@ -4,6 +4,8 @@
 mod owner;
 pub mod redact;
 pub mod verify;
+pub mod verify_chain;
+pub mod verify_erasure;
 
 use crate::config::Settings;
 use clap::{Parser, Subcommand};
@@ -25,15 +27,29 @@ enum Command {
     /// Owner membership maintenance, audited in staff_admin_events.
     #[command(subcommand)]
     Owner(owner::OwnerCommand),
-    /// Check a database (e.g. a restored backup) for intact links and history.
-    Verify,
-    /// Replace emails of withdrawn/declined entries last changed before a date with tombstones.
+    /// Check a database (e.g. a restored backup) for intact links and history, and
+    /// recompute every audit chain.
+    Verify {
+        /// Saved audit checkpoints (from the owner's audit page) to prove against today's chains.
+        #[arg(long, num_args = 1.., value_name = "FILE")]
+        checkpoint: Vec<std::path::PathBuf>,
+    },
+    /// Recompute a downloaded lottery draw record offline (no database needed).
+    VerifyDraw {
+        #[arg(value_name = "FILE")]
+        file: std::path::PathBuf,
+    },
+    /// Redact entries that are over (withdrawn, declined, revoked) and last changed before a date.
+    /// With `--reapply` instead: erase again every entry that a restore from an older
+    /// backup brought back (needs SIGNUP_BINDING_KEY).
     Redact {
-        #[arg(long)]
-        program: uuid::Uuid,
+        #[arg(long, required_unless_present = "reapply")]
+        program: Option<uuid::Uuid>,
         /// Cutoff: YYYY-MM-DD (midnight UTC) or an RFC 3339 instant.
-        #[arg(long)]
-        before: String,
+        #[arg(long, required_unless_present = "reapply")]
+        before: Option<String>,
+        #[arg(long, conflicts_with_all = ["program", "before"])]
+        reapply: bool,
     },
 }
 
@@ -55,15 +71,30 @@ pub fn main() -> ExitCode {
                 crate::db::migrate(&url).await
             }
             Command::Owner(cmd) => owner::run(cmd).await,
-            Command::Verify => {
+            Command::Verify { checkpoint } => {
                 let url = std::env::var("DATABASE_URL").map_err(|_| anyhow::anyhow!("DATABASE_URL is required"))?;
-                match verify::verify(&url).await? {
+                let saved =
+                    checkpoint.iter().map(|p| verify_chain::read_checkpoint(p)).collect::<Result<Vec<_>, _>>()?;
+                match verify::verify(&url, &saved).await? {
                     0 => Ok(()),
                     n => Err(anyhow::anyhow!("{n} verification checks failed")),
                 }
             }
-            Command::Redact { program, before } => {
+            Command::VerifyDraw { file } => verify_draw(&file),
+            Command::Redact { reapply: true, .. } => {
                 let url = std::env::var("DATABASE_URL").map_err(|_| anyhow::anyhow!("DATABASE_URL is required"))?;
+                let key = verify_erasure::key_from_env()?
+                    .ok_or_else(|| anyhow::anyhow!("SIGNUP_BINDING_KEY is required to find erased addresses"))?;
+                let pool = crate::db::pool(&url, 1)?;
+                let n = crate::usecases::erasure::reapply(&pool, &key).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+                println!("erased again {n} entries");
+                Ok(())
+            }
+            Command::Redact { program, before, .. } => {
+                let url = std::env::var("DATABASE_URL").map_err(|_| anyhow::anyhow!("DATABASE_URL is required"))?;
+                let (Some(program), Some(before)) = (program, before) else {
+                    anyhow::bail!("--program and --before are required");
+                };
                 let cutoff = redact::parse_cutoff(&before)?;
                 let n = redact::redact(&url, program, cutoff).await?;
                 println!("redacted {n} entries");
@@ -78,6 +109,31 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `vestibule verify-draw FILE`: one line per finding, failure when any.
+fn verify_draw(file: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let record: shared::trust::DrawRecord =
+        serde_json::from_str(&text).with_context(|| format!("{} is not a draw record", file.display()))?;
+    let problems = crate::draw::verify(&record);
+    for p in &problems {
+        println!("FAIL  {p}");
+    }
+    if !problems.is_empty() {
+        anyhow::bail!("draw {} does not verify", record.draw_id);
+    }
+    match record.seed {
+        Some(_) => println!(
+            "ok    draw {}: seed matches its commitment, {} tickets match their hash, {} drawn as recomputed",
+            record.draw_id,
+            record.tickets.len(),
+            record.drawn.len()
+        ),
+        None => println!("ok    draw {} (open): {} tickets match their hash", record.draw_id, record.tickets.len()),
+    }
+    Ok(())
 }
 
 async fn serve() -> anyhow::Result<()> {

@@ -1,6 +1,9 @@
-//! `vestibule owner bootstrap|grant|revoke|list` (SPEC §7). Each change checks that the
-//! Clerk user exists (before any transaction), then runs under the workspace's
-//! `FOR UPDATE` lock, re-reads membership, refuses to remove the last active owner, and
+//! `vestibule owner bootstrap|grant|revoke|list` (SPEC §7). Before any transaction, a
+//! bootstrap or grant checks that the Clerk user exists; a revoke does not ask about the
+//! user it removes (an owner whose Clerk user was deleted must still be removable) but
+//! asks which of the *other* active owners still exist, since only they can still sign
+//! in. Then the change runs under the workspace's `FOR UPDATE` lock, re-reads
+//! membership, refuses to remove the last active owner who can still sign in, and
 //! appends a `staff_admin_events` row with the approval reference.
 
 use crate::db;
@@ -24,7 +27,8 @@ pub enum OwnerCommand {
     },
     /// Make a Clerk user an owner of a workspace (or reactivate them).
     Grant(Change),
-    /// Remove an owner; refuses to remove the last active owner.
+    /// Remove an owner (even one whose Clerk user was deleted); refuses to remove the last
+    /// active owner who can still sign in.
     Revoke(Change),
     /// List the workspace's owners and its membership history.
     List {
@@ -55,21 +59,51 @@ fn check_text(what: &str, value: &str, max: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn backend() -> anyhow::Result<BackendClient> {
+    let api = std::env::var("CLERK_API_URL").unwrap_or_else(|_| "https://api.clerk.com".into());
+    BackendClient::new(&api, &env("CLERK_SECRET_KEY")?)
+}
+
+fn unavailable(why: &str) -> anyhow::Error {
+    anyhow!("identity provider unavailable ({why}); nothing was changed")
+}
+
 /// The Clerk user must exist before membership is written.
 async fn require_user(clerk_user_id: &str) -> anyhow::Result<()> {
     if !crate::identity::backend_user_id_ok(clerk_user_id) {
         bail!("--clerk-user-id is not a valid Clerk user id");
     }
-    let api = std::env::var("CLERK_API_URL").unwrap_or_else(|_| "https://api.clerk.com".into());
-    let backend = BackendClient::new(&api, &env("CLERK_SECRET_KEY")?)?;
-    match backend.user_exists(clerk_user_id).await {
+    match backend()?.user_exists(clerk_user_id).await {
         Ok(true) => Ok(()),
-        Ok(false) => bail!("no such user at the identity provider"),
-        Err(LookupError::Unavailable(why)) => {
-            bail!("identity provider unavailable ({why}); nothing was changed")
-        }
-        Err(LookupError::UserGone) => bail!("no such user at the identity provider"),
+        Ok(false) | Err(LookupError::UserGone) => bail!("no such user at the identity provider"),
+        Err(LookupError::Unavailable(why)) => Err(unavailable(&why)),
     }
+}
+
+/// The workspace's active owners other than `leaving` whose Clerk user still exists:
+/// the ones who could still sign in once `leaving` is gone. Asked before the
+/// transaction; an owner granted in between is not among them (the check errs towards
+/// refusing).
+async fn others_who_can_sign_in(
+    pool: &deadpool_postgres::Pool,
+    workspace_id: Uuid,
+    leaving: &str,
+) -> anyhow::Result<Vec<String>> {
+    let members = match membership::members(pool, workspace_id).await {
+        Ok((members, _)) => members,
+        Err(ReadError::NotFound) => bail!("no such workspace; nothing was changed"),
+        Err(ReadError::Db(e)) => return Err(e.into()),
+    };
+    let backend = backend()?;
+    let mut able = Vec::new();
+    for m in members.into_iter().filter(|m| m.active && m.clerk_user_id != leaving) {
+        match backend.user_exists(&m.clerk_user_id).await {
+            Ok(true) => able.push(m.clerk_user_id),
+            Ok(false) | Err(LookupError::UserGone) => {}
+            Err(LookupError::Unavailable(why)) => return Err(unavailable(&why)),
+        }
+    }
+    Ok(able)
 }
 
 pub async fn run(cmd: OwnerCommand) -> anyhow::Result<()> {
@@ -118,12 +152,21 @@ pub async fn run(cmd: OwnerCommand) -> anyhow::Result<()> {
 
 async fn change(pool: &deadpool_postgres::Pool, c: &Change, active: bool) -> anyhow::Result<()> {
     check_text("--approval-ref", &c.approval_ref, 200)?;
-    require_user(&c.clerk_user_id).await?;
-    match membership::change(pool, c.workspace_id, &c.clerk_user_id, &c.approval_ref, active).await {
+    let change = if active {
+        require_user(&c.clerk_user_id).await?;
+        membership::Change::Grant
+    } else {
+        if !crate::identity::backend_user_id_ok(&c.clerk_user_id) {
+            bail!("--clerk-user-id is not a valid Clerk user id");
+        }
+        let remaining = others_who_can_sign_in(pool, c.workspace_id, &c.clerk_user_id).await?;
+        membership::Change::Revoke { remaining_who_can_sign_in: remaining }
+    };
+    match membership::change(pool, c.workspace_id, &c.clerk_user_id, &c.approval_ref, &change).await {
         Ok(()) => Ok(()),
         Err(MembershipError::NotFound) => bail!("no such workspace; nothing was changed"),
         Err(MembershipError::LastOwner) => {
-            bail!("refusing to remove the last active owner; grant another owner first")
+            bail!("refusing to remove the last active owner who can still sign in; grant another owner first")
         }
         Err(MembershipError::Unchanged) => {
             bail!("that user already has that membership state; nothing was changed")

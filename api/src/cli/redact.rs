@@ -1,7 +1,9 @@
 //! `vestibule redact --program ID --before DATE`: retention redaction. For entries of
-//! the program that are withdrawn or declined and whose last change is before DATE, the
-//! email is replaced by a tombstone (`redacted+<entry id>@redacted.invalid`) and
-//! `redacted_at` is set; every row, link and count stays, and each entry gets one
+//! the program that are over — withdrawn, declined or revoked — and whose last change is
+//! before DATE, the email is replaced by a tombstone (`redacted+<entry id>@redacted.invalid`)
+//! and `redacted_at` is set; their invitations' delivery records lose the owner's free
+//! text (channel `redacted`, no reference) and their (inactive) grants the Clerk user id
+//! (`redacted_<grant id>`). Every row, link, time and count stays, and each entry gets one
 //! `redacted` event. This is redaction, not legal erasure: backups, the receipts' keyed
 //! bindings and the identity provider keep what they keep (see the README).
 //! Runs under the workspace and program locks like every owner writer.
@@ -60,20 +62,20 @@ pub async fn redact(database_url: &str, program_id: Uuid, before: DateTime<Utc>)
         }
         let rows = tx
             .query(
-                "SELECT id, state FROM entries WHERE program_id = $1 AND state IN ('withdrawn', 'declined') \
+                "SELECT id, state FROM entries WHERE program_id = $1 AND state IN ('withdrawn', 'declined', 'revoked') \
                  AND redacted_at IS NULL AND updated_at < $2 ORDER BY id FOR UPDATE",
                 &[&program.id, &before],
             )
             .await?;
+        let ids: Vec<Uuid> = rows.iter().map(|r| r.get(0)).collect();
+        crate::db::erasure::redact_entries(tx, &ids, now).await?;
         for row in &rows {
             let (entry, state): (Uuid, &str) = (row.get(0), row.get(1));
-            let tombstone = format!("redacted+{}@redacted.invalid", entry.simple());
-            tx.execute(
-                "UPDATE entries SET email_key = $2, redacted_at = $3 WHERE id = $1",
-                &[&entry, &tombstone, &now],
-            )
-            .await?;
-            let from = if state == "withdrawn" { "withdrawn" } else { "declined" };
+            let from = match state {
+                "withdrawn" => "withdrawn",
+                "declined" => "declined",
+                _ => "revoked",
+            };
             let details = [("state", Detail::Code(from)), ("basis", Detail::Code("retention_expiry"))];
             audit::record(tx, program.id, Some(entry), Actor::System, EventType::Redacted, now, &details).await?;
         }

@@ -5,10 +5,14 @@
 //! The checks: notice ↔ entry (an entry's notice is its own program's and was published
 //! before the applicant's choice), choice time, invitation ↔ entry, grant ↔ invitation ↔
 //! entry (or grant ↔ cohort code), counters (queue count, hour buckets of public signups,
-//! cohort code uses) against the rows they count, notice
-//! versions without gaps, the append-only triggers present, and the audit history in
-//! commit order per program (ids and times rise together) with one `signup` per entry.
+//! cohort code uses) against the rows they count, notice versions without gaps, the
+//! append-only triggers in place (each on its table, calling the blocking function,
+//! enabled), and the audit history in commit order per program (ids and times rise
+//! together) with one `signup` per entry.
+//! Then every audit chain is recomputed, and each checkpoint given is proved a prefix of
+//! today's chain (`verify_chain`).
 
+use super::verify_chain::{self, SavedCheckpoint};
 use anyhow::Context;
 use tokio_postgres::NoTls;
 
@@ -110,8 +114,15 @@ const CHECKS: &[Check] = &[
     },
     Check {
         name: "the append-only triggers are in place",
-        sql: "SELECT 6 - count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D' AND tgname IN \
-              ('notices_immutable','audit_immutable','staff_admin_events_immutable','notices_no_truncate','audit_no_truncate','staff_admin_events_no_truncate')",
+        sql: APPEND_ONLY_TRIGGERS,
+    },
+    Check {
+        name: "the audit chain trigger is in place",
+        // BEFORE INSERT FOR EACH ROW (tgtype 1 + 2 + 4), on audit_events, enabled for
+        // ordinary sessions, calling the chain function.
+        sql: "SELECT 1 - count(*) FROM pg_trigger t WHERE t.tgname = 'audit_chain' AND NOT t.tgisinternal \
+              AND t.tgrelid = to_regclass('audit_events') AND t.tgtype = 7 AND t.tgenabled = 'O' \
+              AND t.tgfoid = to_regproc('audit_chain_append')",
     },
     Check {
         name: "seats in use stay within each program's seat cap",
@@ -120,8 +131,24 @@ const CHECKS: &[Check] = &[
     },
 ];
 
-/// Runs every check against `database_url`; returns the number that failed.
-pub async fn verify(database_url: &str) -> anyhow::Result<usize> {
+/// Each append-only trigger by name, table and type (`tgtype` bits: 1 row, 2 before,
+/// 8 delete, 16 update, 32 truncate), and what must hold of it: it is on that table,
+/// calls `block_immutable_reference_edits` — which still raises — and is enabled for
+/// ordinary sessions as the migrations leave it (`tgenabled = 'O'`). A trigger recreated
+/// on another table, pointed at a no-op function, or set `DISABLE`/`REPLICA`/`ALWAYS`
+/// fails the check.
+const APPEND_ONLY_TRIGGERS: &str = "SELECT count(*) FROM (VALUES \
+      ('notices_immutable', 'notices', 27), ('audit_immutable', 'audit_events', 27), \
+      ('staff_admin_events_immutable', 'staff_admin_events', 27), ('notices_no_truncate', 'notices', 34), \
+      ('audit_no_truncate', 'audit_events', 34), ('staff_admin_events_no_truncate', 'staff_admin_events', 34)) \
+    AS want(name, tbl, kind) WHERE NOT EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_proc f ON f.oid = t.tgfoid \
+      WHERE t.tgname = want.name AND t.tgrelid = to_regclass(want.tbl) AND NOT t.tgisinternal \
+      AND t.tgtype = want.kind AND t.tgenabled = 'O' \
+      AND f.oid = to_regproc('block_immutable_reference_edits') AND f.prosrc ~ 'RAISE\\s+EXCEPTION')";
+
+/// Runs every check against `database_url`, then the audit chains and `checkpoints`;
+/// returns the number that failed.
+pub async fn verify(database_url: &str, checkpoints: &[SavedCheckpoint]) -> anyhow::Result<usize> {
     let (client, connection) = tokio_postgres::connect(database_url, NoTls).await.context("connecting")?;
     tokio::spawn(connection);
     client.batch_execute("SET default_transaction_read_only = on").await?;
@@ -135,6 +162,11 @@ pub async fn verify(database_url: &str) -> anyhow::Result<usize> {
             println!("FAIL  {} ({offending} offending)", check.name);
         }
     }
-    println!("{} checks, {failed} failed", CHECKS.len());
-    Ok(failed)
+    let chain_failures = verify_chain::verify(&client, checkpoints).await?
+        + super::verify_erasure::verify(&client, database_url).await?;
+    println!(
+        "{} checks, {failed} failed; audit chains, checkpoints and erasures: {chain_failures} failed",
+        CHECKS.len()
+    );
+    Ok(failed + chain_failures)
 }

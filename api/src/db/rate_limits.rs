@@ -11,6 +11,7 @@
 //! serializing all of that address's signups — across programs — at the disk's rate.
 
 use super::Result;
+use chrono::{DateTime, Utc};
 use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
@@ -36,40 +37,101 @@ pub fn subject(key: &[u8], scope: Scope, raw: &str) -> Vec<u8> {
     crate::crypto::binding(key, "rate-limit-v1", &[scope.as_str().as_bytes(), raw.as_bytes()])
 }
 
-/// Counts one attempt in the current window and answers whether it is within `limit`.
+/// A refusal: the counter's window that refused frees in `retry_after` seconds (≥ 1),
+/// which is what the 429's `Retry-After` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused {
+    pub retry_after: u32,
+}
+
+/// One counted attempt: its window, so a refund lands in the window it was counted in.
+#[derive(Debug, Clone, Copy)]
+pub struct Counted {
+    window_start: DateTime<Utc>,
+}
+
+/// The start of the window of `$3` seconds the statement's time falls in (one instant
+/// for every row of a statement, so the counters of one attempt share their window).
+const WINDOW: &str = "to_timestamp(floor(extract(epoch FROM statement_timestamp())::float8 / $3::float8) * $3::float8)";
+
+/// Counts one attempt in the current window of each `(scope, subject, limit)` — one
+/// upsert, so parallel attempts each get their own count and no burst passes a check
+/// that counts afterwards — and refuses when any counter is now past its limit. A
+/// refused attempt stays counted (it was an attempt); see [`refund`] for the others.
 ///
 /// One round trip: BEGIN with the asynchronous commit, the upsert and COMMIT go out as
 /// one pipeline (the statement is prepared first, so all three are written on the first
 /// poll and the server runs them whatever happens to this future). A failed upsert
 /// turns the COMMIT into a rollback and the error is returned.
-pub async fn hit(client: &Client, scope: Scope, subject: &[u8], window_secs: i32, limit: u32) -> Result<bool> {
+pub async fn count_first(
+    client: &Client,
+    counters: &[(Scope, &[u8], u32)],
+    window_secs: i32,
+) -> Result<std::result::Result<Counted, Refused>> {
     let stmt = client
-        .prepare_cached(
+        .prepare_cached(&format!(
             "INSERT INTO rate_limit_counters (scope, subject, window_start, hits) \
-             VALUES ($1, $2, to_timestamp(floor(extract(epoch FROM clock_timestamp())::float8 / $3::float8) * $3::float8), 1) \
+             SELECT c.scope, c.subject, {WINDOW}, 1 FROM unnest($1::text[], $2::bytea[]) AS c(scope, subject) \
              ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1 \
-             RETURNING hits",
-        )
+             RETURNING scope, hits, window_start, \
+               greatest(1, ceil(extract(epoch FROM window_start - clock_timestamp()) + $3::float8))::int4"
+        ))
         .await?;
-    let params: [&(dyn ToSql + Sync); 3] = [&scope.as_str(), &subject, &f64::from(window_secs)];
-    let (begin, row, commit) = futures_util::join!(
+    let scopes: Vec<&str> = counters.iter().map(|(scope, _, _)| scope.as_str()).collect();
+    let subjects: Vec<&[u8]> = counters.iter().map(|(_, subject, _)| *subject).collect();
+    let params: [&(dyn ToSql + Sync); 3] = [&scopes, &subjects, &f64::from(window_secs)];
+    let (begin, rows, commit) = futures_util::join!(
         client.batch_execute("BEGIN; SET LOCAL synchronous_commit TO off"),
-        client.query_one(&stmt, &params),
+        client.query(&stmt, &params),
         client.batch_execute("COMMIT"),
     );
     begin?;
-    let hits: i32 = row?.get(0);
+    let rows = rows?;
     commit?;
-    Ok(u32::try_from(hits).unwrap_or(u32::MAX) <= limit)
+    let mut counted = None;
+    for row in &rows {
+        let scope: &str = row.get(0);
+        let hits = u32::try_from(row.get::<_, i32>(1)).unwrap_or(u32::MAX);
+        let limit = counters.iter().find(|(s, _, _)| s.as_str() == scope).map_or(0, |(_, _, limit)| *limit);
+        if hits > limit {
+            return Ok(Err(Refused { retry_after: u32::try_from(row.get::<_, i32>(3)).unwrap_or(1) }));
+        }
+        counted = Some(Counted { window_start: row.get(2) });
+    }
+    Ok(counted.ok_or(Refused { retry_after: 1 }))
 }
 
-/// The attempts counted in the current window, without counting one.
-pub async fn current(client: &Client, scope: Scope, subject: &[u8], window_secs: i32) -> Result<u32> {
+/// Takes back one attempt counted by [`count_first`] in its window (an attempt that
+/// turned out not to be a failure). Never below zero; a pruned window is left alone.
+pub async fn refund(client: &Client, counters: &[(Scope, &[u8])], counted: Counted) -> Result<()> {
     let stmt = client
         .prepare_cached(
-            "SELECT hits FROM rate_limit_counters WHERE scope = $1 AND subject = $2 \
-             AND window_start = to_timestamp(floor(extract(epoch FROM clock_timestamp())::float8 / $3::float8) * $3::float8)",
+            "UPDATE rate_limit_counters SET hits = hits - 1 \
+             FROM unnest($1::text[], $2::bytea[]) AS c(scope, subject) \
+             WHERE rate_limit_counters.scope = c.scope AND rate_limit_counters.subject = c.subject \
+               AND rate_limit_counters.window_start = $3 AND rate_limit_counters.hits > 0",
         )
+        .await?;
+    let scopes: Vec<&str> = counters.iter().map(|(scope, _)| scope.as_str()).collect();
+    let subjects: Vec<&[u8]> = counters.iter().map(|(_, subject)| *subject).collect();
+    client.execute(&stmt, &[&scopes, &subjects, &counted.window_start]).await?;
+    Ok(())
+}
+
+/// Counts one attempt of one subject and answers whether it is within `limit` (the
+/// one-counter form of [`count_first`], without the refusal's `Retry-After`).
+pub async fn hit(client: &Client, scope: Scope, subject: &[u8], window_secs: i32, limit: u32) -> Result<bool> {
+    Ok(count_first(client, &[(scope, subject, limit)], window_secs).await?.is_ok())
+}
+
+/// The attempts counted in the current window, without counting one. For reporting
+/// only: a check on it followed by a separate count lets a parallel burst through —
+/// limit with [`count_first`].
+pub async fn current(client: &Client, scope: Scope, subject: &[u8], window_secs: i32) -> Result<u32> {
+    let stmt = client
+        .prepare_cached(&format!(
+            "SELECT hits FROM rate_limit_counters WHERE scope = $1 AND subject = $2 AND window_start = {WINDOW}"
+        ))
         .await?;
     let row = client.query_opt(&stmt, &[&scope.as_str(), &subject, &f64::from(window_secs)]).await?;
     Ok(row.map(|r| u32::try_from(r.get::<_, i32>(0)).unwrap_or(0)).unwrap_or(0))

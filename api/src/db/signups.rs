@@ -30,10 +30,11 @@ pub struct Target {
     pub workspace_id: Uuid,
 }
 
-/// What admission reads before its transaction: where to lock, whether `request_key`
-/// already has a committed receipt, and the proof of work the form asks for (plain
-/// reads, for the rate limiter and the challenge check; the transaction reads the
-/// receipt again).
+/// What admission reads before its transaction, for a *public* program only (active
+/// workspace, a published notice: what `GET` shows; anything else is `None`, the same
+/// 404): where to lock, whether `request_key` already has a committed receipt, and the
+/// proof of work the form asks for (plain reads, for the rate limiter and the challenge
+/// check; the transaction reads all of it again).
 #[derive(Debug, Clone, Copy)]
 pub struct Resolved {
     pub target: Target,
@@ -46,7 +47,8 @@ pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid)
         .prepare_cached(
             "SELECT p.id, p.workspace_id, EXISTS (SELECT 1 FROM signup_receipts r \
                WHERE r.program_id = p.id AND r.request_key = $2), p.pow_level \
-             FROM programs p WHERE p.public_slug = $1",
+             FROM programs p JOIN workspaces w ON w.id = p.workspace_id AND w.active \
+             WHERE p.public_slug = $1 AND p.current_notice_id IS NOT NULL",
         )
         .await?;
     let row = client.query_opt(&stmt, &[&slug, &request_key]).await?;

@@ -31,7 +31,9 @@ impl FromRequest for ApiCaller {
             let presented = presented.ok_or(ApiError::Unauthorized)?;
             let caller = api_keys::authenticate(&state.pool, &presented).await?.ok_or(ApiError::Unauthorized)?;
             if u32::try_from(caller.hits).unwrap_or(u32::MAX) > state.settings.integrations.api_key_rate_per_minute {
-                return Err(ApiError::TooManyRequests);
+                // The key's window is the current UTC minute: say when it frees (issue 12, item 12).
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+                return Err(ApiError::TooManyRequests(Some(60 - (now.as_secs() % 60) as u32)));
             }
             Ok(ApiCaller(caller))
         })

@@ -11,6 +11,8 @@ use crate::usecases::admission_hook::HookSecretError;
 use crate::usecases::api_keys::ApiKeyError;
 use crate::usecases::cohorts::CohortError;
 use crate::usecases::decisions::DecisionError;
+use crate::usecases::draws::DrawError;
+use crate::usecases::erasure::ErasureError;
 use crate::usecases::invitations::InvitationError;
 use crate::usecases::programs::ProgramError;
 use crate::usecases::recipient::RecipientError;
@@ -44,9 +46,10 @@ pub enum ApiError {
     PayloadTooLarge,
     #[error("unsupported media type")]
     UnsupportedMediaType,
-    /// A cap or an attempt rate; the body never says which.
+    /// A cap (every cap the same answer, `Retry-After: 5`) or, with the seconds until the
+    /// refusing window frees, an attempt rate. The body never says which.
     #[error("too many requests")]
-    TooManyRequests,
+    TooManyRequests(Option<u32>),
     /// The identity provider failed, timed out or answered unexpectedly.
     #[error("identity provider unavailable: {0}")]
     IdentityUnavailable(String),
@@ -65,7 +68,7 @@ impl ApiError {
             ApiError::NotFound => ErrorCode::NotFound,
             ApiError::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
-            ApiError::TooManyRequests => ErrorCode::TooManyRequests,
+            ApiError::TooManyRequests(_) => ErrorCode::TooManyRequests,
             ApiError::IdentityUnavailable(_) => ErrorCode::IdentityUnavailable,
             ApiError::Unavailable(_) => ErrorCode::ServiceUnavailable,
             ApiError::Internal(_) => ErrorCode::InternalError,
@@ -81,7 +84,7 @@ impl ApiError {
             ApiError::Conflict(_) => "The request conflicts with the current state. Reload and try again.",
             ApiError::PayloadTooLarge => "The request body is too large.",
             ApiError::UnsupportedMediaType => "Send JSON with Content-Type: application/json.",
-            ApiError::TooManyRequests => "Too many requests right now. Try again later.",
+            ApiError::TooManyRequests(_) => "Too many requests right now. Try again later.",
             ApiError::IdentityUnavailable(_) => "The sign-in service is unavailable. Try again shortly.",
             ApiError::Unavailable(_) => "The service is temporarily unavailable. Try again shortly.",
             ApiError::Internal(_) => "Something went wrong.",
@@ -99,7 +102,7 @@ impl ResponseError for ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::IdentityUnavailable(_) | ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -115,8 +118,14 @@ impl ResponseError for ApiError {
         }
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((header::CACHE_CONTROL, "private, no-store"));
-        if matches!(self, ApiError::Unavailable(_) | ApiError::IdentityUnavailable(_) | ApiError::TooManyRequests) {
-            response.insert_header((header::RETRY_AFTER, "5"));
+        match self {
+            ApiError::TooManyRequests(Some(seconds)) => {
+                response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+            }
+            ApiError::Unavailable(_) | ApiError::IdentityUnavailable(_) | ApiError::TooManyRequests(None) => {
+                response.insert_header((header::RETRY_AFTER, "5"));
+            }
+            _ => {}
         }
         if matches!(self, ApiError::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
@@ -174,7 +183,8 @@ impl From<AdmitError> for ApiError {
             AdmitError::Closed => ApiError::Conflict(ErrorCode::SignupClosed),
             AdmitError::NoticeOutdated => ApiError::Conflict(ErrorCode::NoticeOutdated),
             AdmitError::PermissionRequired => ApiError::Conflict(ErrorCode::PermissionRequired),
-            AdmitError::Capped | AdmitError::RateLimited => ApiError::TooManyRequests,
+            AdmitError::Capped => ApiError::TooManyRequests(None),
+            AdmitError::RateLimited { retry_after } => ApiError::TooManyRequests(Some(retry_after)),
             AdmitError::Db(e) => e.into(),
         }
     }
@@ -185,7 +195,7 @@ impl From<RedeemError> for ApiError {
     fn from(e: RedeemError) -> Self {
         match e {
             RedeemError::Denied => ApiError::NotFound,
-            RedeemError::RateLimited => ApiError::TooManyRequests,
+            RedeemError::RateLimited { retry_after } => ApiError::TooManyRequests(Some(retry_after)),
             RedeemError::Identity(e) => e.into(),
             RedeemError::Db(e) => e.into(),
         }
@@ -246,6 +256,16 @@ impl From<InvitationError> for ApiError {
     }
 }
 
+impl From<ErasureError> for ApiError {
+    fn from(e: ErasureError) -> Self {
+        match e {
+            ErasureError::NotFound => ApiError::NotFound,
+            ErasureError::InvalidTransition => ApiError::Conflict(ErrorCode::InvalidTransition),
+            ErasureError::Db(e) => e.into(),
+        }
+    }
+}
+
 impl From<CohortError> for ApiError {
     fn from(e: CohortError) -> Self {
         match e {
@@ -265,6 +285,21 @@ impl From<WebhookError> for ApiError {
             WebhookError::InvalidEvents => ApiError::BadRequest(ErrorCode::InvalidEvents),
             WebhookError::InvalidProgramIds => ApiError::BadRequest(ErrorCode::InvalidProgramIds),
             WebhookError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<DrawError> for ApiError {
+    fn from(e: DrawError) -> Self {
+        let conflict = ApiError::Conflict;
+        match e {
+            DrawError::NotFound => ApiError::NotFound,
+            DrawError::InvalidTransition => conflict(ErrorCode::InvalidTransition),
+            DrawError::AlreadyOpen => conflict(ErrorCode::DrawAlreadyOpen),
+            DrawError::AlreadyRun => conflict(ErrorCode::DrawAlreadyRun),
+            DrawError::NoCandidates => conflict(ErrorCode::DrawNoCandidates),
+            DrawError::SeatsInsufficient => conflict(ErrorCode::DrawSeatsInsufficient),
+            DrawError::Db(e) => e.into(),
         }
     }
 }

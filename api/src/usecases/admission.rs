@@ -1,11 +1,12 @@
 //! Public admission (SPEC §6.2). Policy, in this order, all under workspace
-//! `FOR KEY SHARE` → program `FOR UPDATE`: the request key's receipt first (the same
-//! binding replays, another is refused), then closed / outdated notice / no choice, then
-//! the queue and hour caps (nothing written), then the email (known → a receipt only),
-//! else the entry, the queue counter, the hour bucket, the receipt and the `signup`
-//! event. Every accepted outcome — new entry, known email, replayed key — is the same
-//! answer, and every cap the same refusal, so no answer tells whether an email is on a
-//! list.
+//! `FOR KEY SHARE` → program `FOR UPDATE`: a program that is not public (inactive
+//! workspace, no notice) is the same 404 as an unknown slug, as its `GET` is; then the
+//! request key's receipt (the same binding replays, another is refused), then closed /
+//! outdated notice / no choice, then the queue and hour caps (nothing written), then the
+//! email (known → a receipt only), else the entry, the queue counter, the hour bucket,
+//! the receipt and the `signup` event. Every accepted outcome — new entry, known email,
+//! replayed key — is the same answer, and every cap the same refusal, so no answer tells
+//! whether an email is on a list.
 //!
 //! Flags (`crate::screening`): the disposable-domain check and the provider's mailbox key
 //! are computed before the transaction; the entry insert stores them and links the
@@ -50,8 +51,9 @@ pub enum AdmitError {
     PermissionRequired,
     #[error("a queue or hourly cap is reached")]
     Capped,
+    /// The address's minute frees in `retry_after` seconds.
     #[error("too many new attempts from this address")]
-    RateLimited,
+    RateLimited { retry_after: u32 },
     #[error("the proof of work is missing, wrong, expired or used")]
     ChallengeFailed,
     #[error(transparent)]
@@ -65,8 +67,9 @@ impl TxError for AdmitError {
     }
 }
 
-/// A signup as the domain sees it: the body's fields, parsed at the edge.
-#[derive(Debug, Clone)]
+/// A signup as the domain sees it: the body's fields, parsed at the edge. `Debug` is
+/// hand-written so the address can never reach a log, whatever `EmailKey` prints.
+#[derive(Clone)]
 pub struct NewSignup {
     pub request_key: Uuid,
     pub email: EmailKey,
@@ -78,6 +81,18 @@ pub struct NewSignup {
     /// The solved challenge (ALTCHA payload); not part of the binding either: a replay
     /// needs none.
     pub altcha: Option<String>,
+}
+
+impl std::fmt::Debug for NewSignup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewSignup")
+            .field("request_key", &self.request_key)
+            .field("email", &"<redacted>")
+            .field("notice_version", &self.notice_version)
+            .field("permission", &self.permission)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
 }
 
 impl NewSignup {
@@ -142,8 +157,9 @@ async fn admit(
         let addr = client.map(|ip| ip.to_string()).unwrap_or_default();
         let subject = rate_limits::subject(&settings.hmac_key, Scope::SignupAddr, &addr);
         let limit = settings.signup_rate_per_minute;
-        if !rate_limits::hit(&conn, Scope::SignupAddr, &subject, RATE_WINDOW_SECS, limit).await? {
-            return Err(AdmitError::RateLimited);
+        let counters = [(Scope::SignupAddr, subject.as_slice(), limit)];
+        if let Err(refused) = rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
+            return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
         }
     }
     let binding = signup.binding(&settings.hmac_key, target.program_id);
@@ -152,6 +168,10 @@ async fn admit(
     db::transaction_on(&mut conn, async |tx| {
         let facts = signups::read_under_locks(tx, target, signup.request_key, email).await?;
         let program = facts.program.ok_or(AdmitError::NotFound)?;
+        // Not public (GET answers 404): the same 404, so no slug shows before publication.
+        if facts.workspace_active != Some(true) || program.current_notice_id.is_none() {
+            return Err(AdmitError::NotFound);
+        }
         if let Some(stored) = &facts.receipt {
             return match crypto::same_binding(stored, &binding) {
                 true => Ok(Admission::Replay),
@@ -164,7 +184,7 @@ async fn admit(
                 return Err(AdmitError::ChallengeFailed);
             }
         }
-        if facts.workspace_active != Some(true) || !program.signup_open {
+        if !program.signup_open {
             return Err(AdmitError::Closed);
         }
         let notice_id = match (program.current_notice_id, program.current_notice_version) {
@@ -230,10 +250,31 @@ fn outcome_label(outcome: &Result<Admission, AdmitError>) -> &'static str {
         Ok(Admission::Duplicate) => "duplicate",
         Ok(Admission::Replay) => "replay",
         Err(AdmitError::Capped) => "capped",
-        Err(AdmitError::RateLimited) => "rate_limited",
+        Err(AdmitError::RateLimited { .. }) => "rate_limited",
         Err(AdmitError::KeyReused) => "key_reused",
         Err(AdmitError::ChallengeFailed) => "challenge_failed",
         Err(AdmitError::Closed | AdmitError::NoticeOutdated | AdmitError::PermissionRequired) => "closed",
         Err(AdmitError::NotFound | AdmitError::Db(_)) => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_of_a_signup_holds_no_address() {
+        let signup = NewSignup {
+            request_key: Uuid::nil(),
+            email: EmailKey::parse("alice@example.com").unwrap(),
+            notice_version: 3,
+            permission: true,
+            source: None,
+            altcha: None,
+        };
+        for shown in [format!("{signup:?}"), format!("{signup:#?}")] {
+            assert!(!shown.contains("alice") && !shown.contains("example"), "{shown}");
+            assert!(shown.contains("notice_version"), "{shown}");
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! membership history), and the maintenance channel's changes (SPEC §7). Policy: public
 //! sign-up never creates staff; changes happen only through the CLI, under the
 //! workspace's `FOR UPDATE` lock, each appended to `staff_admin_events` with its approval
-//! reference; the last active owner is never removed.
+//! reference; the last active owner who can still sign in is never removed (an owner row
+//! whose Clerk user is gone does not count: nobody can act through it).
 
 use super::owner;
 use super::{use_case_error, ReadError};
@@ -48,7 +49,7 @@ pub async fn members(pool: &Pool, workspace_id: Uuid) -> Result<(Vec<Member>, Ve
 use_case_error! {
     /// Why the maintenance channel refused a change (`NotFound`: no such workspace).
     pub enum MembershipError {
-        #[error("refusing to remove the last active owner")]
+        #[error("refusing to remove the last active owner who can still sign in")]
         LastOwner,
         #[error("that user already has that membership state")]
         Unchanged,
@@ -60,14 +61,22 @@ pub async fn bootstrap(pool: &Pool, name: &str, user_id: &str, approval_ref: &st
     db::transaction(pool, async |tx| Ok(staff::bootstrap(tx, name, user_id, approval_ref).await?)).await
 }
 
-/// Makes `user_id` an active owner (`active`) or removes them, audited.
+/// A membership change. A revoke carries the other active owners whose Clerk user the
+/// caller found still existing (asked before the transaction: no network call under a lock).
+pub enum Change {
+    Grant,
+    Revoke { remaining_who_can_sign_in: Vec<String> },
+}
+
+/// Makes `user_id` an active owner or removes them, audited.
 pub async fn change(
     pool: &Pool,
     workspace_id: Uuid,
     user_id: &str,
     approval_ref: &str,
-    active: bool,
+    change: &Change,
 ) -> Result<(), MembershipError> {
+    let active = matches!(change, Change::Grant);
     db::transaction(pool, async |tx| {
         locks::workspace(tx, workspace_id, Strength::Update).await?.ok_or(MembershipError::NotFound)?;
         let members = staff::members(tx, workspace_id).await?;
@@ -75,8 +84,15 @@ pub async fn change(
         if current.map(|m| m.active) == Some(active) || (!active && current.is_none()) {
             return Err(MembershipError::Unchanged);
         }
-        if !active && members.iter().filter(|m| m.active).count() <= 1 {
-            return Err(MembershipError::LastOwner);
+        if let Change::Revoke { remaining_who_can_sign_in: able } = change {
+            // Fresh under the lock: still active, not the one leaving, and able to sign in.
+            let remaining = members
+                .iter()
+                .filter(|m| m.active && m.clerk_user_id != user_id && able.contains(&m.clerk_user_id))
+                .count();
+            if remaining == 0 {
+                return Err(MembershipError::LastOwner);
+            }
         }
         let member = staff::upsert_member(tx, workspace_id, user_id, active).await?;
         staff::record(tx, workspace_id, member, if active { "grant" } else { "revoke" }, approval_ref).await?;

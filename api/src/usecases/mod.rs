@@ -16,12 +16,16 @@
 pub mod admission;
 pub mod admission_hook;
 pub mod api_keys;
+pub mod checkpoint;
 pub mod cohort_redemption;
 pub mod cohorts;
 pub mod decisions;
+pub mod draws;
+pub mod erasure;
 pub mod invitations;
 pub mod membership;
 pub mod owner;
+pub mod personal_data;
 pub mod programs;
 pub mod queue;
 pub mod recipient;

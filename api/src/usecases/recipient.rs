@@ -5,9 +5,18 @@
 //! program. Withdrawal is the shared transition under workspace `FOR KEY SHARE` →
 //! program `FOR UPDATE`, and repeating it answers the same.
 //!
-//! The status and list reads are one statement each, without row locks: a single
-//! statement sees one snapshot, so it can never mix rows from before and after a
-//! writer's commit, and nothing is decided or written on what it reads.
+//! The status and list reads are one statement each, without the share locks SPEC §5
+//! names for readers, and that is equivalent here. A share lock serves a reader that
+//! decides or writes on what it read, keeping those rows unchanged until it is done;
+//! these reads decide and write nothing — the answer *is* the read. What they need is
+//! an answer that was true at one instant, and a single statement gives exactly that: it
+//! runs on one snapshot, so it never mixes rows from before and after a writer's commit.
+//! With share locks the same read would only first wait for a writer in progress and
+//! then answer its outcome — an answer this read gives too, an instant later.
+//! `applicant::status_reads_are_one_snapshot_never_blocked_never_mixed` (e2e) shows both:
+//! no wait behind a writer holding the rows, and no mixed answer while writers commit
+//! an entry's and its invitation's states together. (The private content read, which
+//! does decide on a grant, takes its shared locks: `early_access` below.)
 
 use super::use_case_error;
 use super::withdrawal;

@@ -3,14 +3,17 @@
 //! every failure — unknown, foreign, unverified, used, revoked, expired, no delivery
 //! record — is the same [`RedeemError::Denied`], and failed attempts are counted per
 //! account and per client address (in PostgreSQL, shared by every instance) so codes
-//! cannot be guessed at volume. The identity provider is asked for the user's verified
-//! emails before the transaction; the transaction takes the locks workspace → program →
-//! entry → invitation → grant and decides on fresh reads.
+//! cannot be guessed at volume. Every attempt is counted *first*, in one upsert, and
+//! refused past the limit; one that turns out not to be a failure (a grant, an outage)
+//! is refunded. So a parallel burst cannot pass a check that counts afterwards. The
+//! identity provider is asked for the user's verified emails before the transaction;
+//! the transaction takes the locks workspace → program → entry → invitation → grant
+//! and decides on fresh reads.
 
 use super::cohort_redemption::{self, Redeemed};
 use crate::db::audit::{self, Actor, Detail, EventType};
 use crate::db::locks::{self, Strength};
-use crate::db::rate_limits::{self, Scope};
+use crate::db::rate_limits::{self, Counted, Scope};
 use crate::db::{self, entries, grants, invitations, DbError, TxError};
 use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
 use crate::identity::{LookupError, Session};
@@ -22,8 +25,9 @@ pub enum RedeemError {
     /// The code does not open a program for this user, whatever the reason.
     #[error("denied")]
     Denied,
+    /// The window that refused frees in `retry_after` seconds.
     #[error("too many failed attempts")]
-    RateLimited,
+    RateLimited { retry_after: u32 },
     #[error(transparent)]
     Identity(#[from] LookupError),
     #[error(transparent)]
@@ -59,32 +63,31 @@ pub async fn redeem(
     code: &PresentedCode,
 ) -> Result<Redeemed, RedeemError> {
     let limits = Limits::new(state, session, client);
-    limits.check(state).await?;
+    let counted = limits.count_attempt(state).await?;
+    let outcome = attempt(state, session, code).await;
+    match &outcome {
+        Ok(Redeemed::Active(_)) => crate::metrics::count("redemption", "redeemed"),
+        Ok(Redeemed::NoticeRequired { .. }) => crate::metrics::count("redemption", "notice_required"),
+        Err(RedeemError::Denied) => crate::metrics::count("redemption", "denied"),
+        Err(_) => {}
+    }
+    if !matches!(outcome, Err(RedeemError::Denied)) {
+        limits.refund(state, counted).await;
+    }
+    outcome
+}
+
+/// The identity lookup, then the code's own transaction.
+async fn attempt(state: &AppState, session: &Session, code: &PresentedCode) -> Result<Redeemed, RedeemError> {
     let emails = state.identity.backend.verified_emails(&session.user_id).await?;
     let emails: Vec<&str> = emails.iter().map(|e| e.as_str()).collect();
-    let outcome = match code {
+    match code {
         PresentedCode::Invitation(digest) => {
             grant(state, digest, &session.user_id, &emails).await.map(Redeemed::Active)
         }
         PresentedCode::Cohort { digest, accepted } => {
             cohort_redemption::redeem(&state.pool, digest, &session.user_id, &emails, *accepted).await
         }
-    };
-    match outcome {
-        Ok(redeemed) => {
-            let label = match redeemed {
-                Redeemed::Active(_) => "redeemed",
-                Redeemed::NoticeRequired { .. } => "notice_required",
-            };
-            crate::metrics::count("redemption", label);
-            Ok(redeemed)
-        }
-        Err(RedeemError::Denied) => {
-            crate::metrics::count("redemption", "denied");
-            limits.count_failure(state).await?;
-            Err(RedeemError::Denied)
-        }
-        Err(other) => Err(other),
     }
 }
 
@@ -147,27 +150,33 @@ impl Limits {
         }
     }
 
-    /// Refused when the account or the address has used up its failed attempts.
-    async fn check(&self, state: &AppState) -> Result<(), RedeemError> {
-        let conn = state.pool.get().await.map_err(DbError::from)?;
-        if rate_limits::current(&conn, Scope::RedeemUser, &self.user, WINDOW_SECS).await? >= self.per_user {
-            return Err(RedeemError::RateLimited);
-        }
+    fn counters(&self) -> Vec<(Scope, &[u8], u32)> {
+        let mut counters = vec![(Scope::RedeemUser, self.user.as_slice(), self.per_user)];
         if let Some(addr) = &self.addr {
-            let limit = self.per_user.saturating_mul(ADDRESS_FACTOR);
-            if rate_limits::current(&conn, Scope::RedeemAddr, addr, WINDOW_SECS).await? >= limit {
-                return Err(RedeemError::RateLimited);
-            }
+            counters.push((Scope::RedeemAddr, addr.as_slice(), self.per_user.saturating_mul(ADDRESS_FACTOR)));
         }
-        Ok(())
+        counters
     }
 
-    async fn count_failure(&self, state: &AppState) -> Result<(), RedeemError> {
+    /// Counts this attempt for the account and the address; refused when either is now
+    /// past its allowance.
+    async fn count_attempt(&self, state: &AppState) -> Result<Counted, RedeemError> {
         let conn = state.pool.get().await.map_err(DbError::from)?;
-        rate_limits::hit(&conn, Scope::RedeemUser, &self.user, WINDOW_SECS, u32::MAX).await?;
-        if let Some(addr) = &self.addr {
-            rate_limits::hit(&conn, Scope::RedeemAddr, addr, WINDOW_SECS, u32::MAX).await?;
+        rate_limits::count_first(&conn, &self.counters(), WINDOW_SECS)
+            .await?
+            .map_err(|refused| RedeemError::RateLimited { retry_after: refused.retry_after })
+    }
+
+    /// Takes the attempt back: it was not a failed guess. Best effort — the answer is
+    /// already decided, and a lost refund only costs one attempt in this window.
+    async fn refund(&self, state: &AppState, counted: Counted) {
+        let counters: Vec<(Scope, &[u8])> = self.counters().into_iter().map(|(s, subject, _)| (s, subject)).collect();
+        let refunded = match state.pool.get().await {
+            Ok(conn) => rate_limits::refund(&conn, &counters, counted).await,
+            Err(e) => Err(DbError::from(e)),
+        };
+        if let Err(e) = refunded {
+            tracing::warn!(error = %e, "redemption attempt not refunded");
         }
-        Ok(())
     }
 }

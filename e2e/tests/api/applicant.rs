@@ -179,3 +179,121 @@ async fn the_signed_in_user_reads_their_own_verified_addresses() {
     assert_eq!(own.emails, ["b@example.com"]);
     app.get("/api/me/emails", None).await.assert(401);
 }
+
+/// Signs `email` up, invites, redeems and has the grant revoked: an entry in `revoked`.
+async fn revoked_entry(app: &TestApp, owner: &Owner, program: Uuid, slug: &str, email: &str) -> Uuid {
+    let entry = owner.selected(program, slug, email).await;
+    let issued = owner.issue(program, entry).await;
+    owner.record_delivery(issued.invitation.id).await;
+    app.recipient(email).await.redeem(issued.code.as_deref().unwrap()).await;
+    let grant: Uuid = app.scalar("SELECT id FROM grants WHERE entry_id = $1", &[&entry]).await;
+    owner.revoke_grant(grant).await;
+    entry
+}
+
+/// Issue 12, item 10: a declined or a revoked entry can still be withdrawn — by the
+/// applicant or by an owner — and that frees its place in the queue (before the fix each
+/// was 409 and the places were held for ever).
+#[tokio::test]
+async fn declined_and_revoked_entries_can_be_withdrawn_which_frees_their_places() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = owner.program_with(ws, "full", crate::support::Caps { queue: 4, ..Default::default() }).await;
+    let mut declined = Vec::new();
+    for who in ["a", "b"] {
+        app.signup("full", &format!("{who}@example.com")).await;
+        let entry = app.entry_id(program, &format!("{who}@example.com")).await;
+        owner.decline(program, entry, "not_eligible").await;
+        declined.push(entry);
+    }
+    let revoked = revoked_entry(&app, &owner, program, "full", "c@example.com").await;
+    revoked_entry(&app, &owner, program, "full", "d@example.com").await;
+    app.try_signup("full", "e@example.com").await.expect_error(429, "too_many_requests");
+
+    // Each repeats the same answer: a, declined, and d, revoked, by the applicant; b,
+    // declined, and c, revoked, by an owner.
+    let withdrawn = shared::EntryState::Withdrawn;
+    for _ in 0..2 {
+        for who in ["a", "d"] {
+            let applicant = app.recipient(&format!("{who}@example.com")).await;
+            assert_eq!(applicant.withdraw("full").await, WithdrawResponse { state: withdrawn });
+        }
+        for entry in [declined[1], revoked] {
+            assert_eq!(owner.withdraw(program, entry, "owner_policy").await.state, withdrawn);
+        }
+    }
+
+    assert_eq!(owner.program(program).await.counts.queue, 0, "every place is free again");
+    for who in ["e", "f", "g", "h"] {
+        app.signup("full", &format!("{who}@example.com")).await;
+    }
+    app.try_signup("full", "i@example.com").await.expect_error(429, "too_many_requests");
+    let from: Vec<String> =
+        app.column("SELECT details->>'from' FROM audit_events WHERE event_type = 'withdrawn' ORDER BY id", &[]).await;
+    assert_eq!(from, ["declined", "revoked", "declined", "revoked"], "one event each, none for the repeats");
+    let out = crate::support::process::vestibule(&app.db_url, &["verify"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// Issue 12, item 15: the recipient's status and list reads take no row locks, and that
+/// is equivalent here (see `usecases::recipient`): each answer is one statement, so one
+/// snapshot of committed rows. While a writer holds the program and entry rows mid-change,
+/// the read answers at once with the last committed state (a share lock would only have
+/// waited for the writer); and while writers keep committing an entry's and its
+/// invitation's states together, no answer ever mixes a before with an after.
+#[tokio::test]
+async fn status_reads_are_one_snapshot_never_blocked_never_mixed() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = owner.open_program(ws, "beta").await;
+    let entry = owner.selected(program, "beta", "rita@example.com").await;
+    let invitation = owner.issue(program, entry).await.invitation.id;
+    let rita = app.recipient("rita@example.com").await;
+    let seen = |s: shared::api::OwnWaitlistStatus| (s.state.as_str(), s.invitation.map(|i| i.state.as_str()));
+    assert_eq!(seen(rita.status("beta").await), ("invited", Some("issued")));
+
+    // A writer mid-change, holding the program and entry rows: the read is not blocked.
+    let writer = crate::support::race::LockHolder::holding(
+        &app.db_url,
+        "WITH p AS (SELECT id FROM programs WHERE id = $1 FOR UPDATE) \
+         UPDATE entries SET state = 'selected' WHERE id = $2 AND program_id = (SELECT id FROM p)",
+        &[&program, &entry],
+    )
+    .await;
+    let read = tokio::time::timeout(std::time::Duration::from_secs(5), rita.status("beta")).await;
+    assert_eq!(seen(read.expect("the read does not wait for the writer")), ("invited", Some("issued")));
+    writer.release().await;
+    app.exec("UPDATE entries SET state = 'invited' WHERE id = $1", &[&entry]).await;
+
+    // Writers flip the entry and its invitation together, commit after commit.
+    let flipper = {
+        let db_url = app.db_url.clone();
+        tokio::spawn(async move {
+            let db = crate::support::db::connect(&db_url).await;
+            for _ in 0..150 {
+                for (entry_state, invitation_state, terminal) in
+                    [("selected", "revoked", "now()"), ("invited", "issued", "NULL")]
+                {
+                    db.batch_execute(&format!(
+                        "BEGIN; UPDATE entries SET state = '{entry_state}' WHERE id = '{entry}'; \
+                         UPDATE invitations SET state = '{invitation_state}', terminal_at = {terminal} \
+                         WHERE id = '{invitation}'; COMMIT"
+                    ))
+                    .await
+                    .unwrap();
+                }
+            }
+        })
+    };
+    let mut answers = std::collections::BTreeSet::new();
+    while !flipper.is_finished() {
+        answers.insert(seen(rita.status("beta").await));
+    }
+    flipper.await.unwrap();
+    for answer in &answers {
+        assert!(
+            [("invited", Some("issued")), ("selected", Some("revoked"))].contains(answer),
+            "a mixed answer: {answer:?} (all: {answers:?})"
+        );
+    }
+}

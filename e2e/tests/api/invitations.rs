@@ -167,6 +167,25 @@ async fn expiry_must_be_in_the_future_and_within_max_invite_days() {
     assert_eq!(n, 1);
 }
 
+/// Issue 12, item 4: an address is refused wherever it sits in the text, not only as a
+/// whole word (`to:…`, `mailto:…`, a trailing dot, percent-encoded).
+#[tokio::test]
+async fn a_delivery_record_naming_an_address_anywhere_is_refused() {
+    let app = TestApp::spawn().await;
+    let (owner, program, entry) = app.one_selected("delivery").await;
+    let invitation = owner.issue(program, entry).await.invitation.id;
+    for text in ["to:alice@example.com", "alice@example.com.", "mailto:alice@example.com", "alice%40example.com"] {
+        for record in
+            [delivery(text, None), delivery("email", Some(text)), delivery("email", Some(&format!("sent {text} ok")))]
+        {
+            owner.try_record_delivery(invitation, &record).await.expect_error(400, "delivery_record_names_a_secret");
+        }
+    }
+    let none: i64 = app.scalar("SELECT count(*) FROM invitations WHERE delivery_recorded_at IS NOT NULL", &[]).await;
+    assert_eq!(none, 0, "nothing was recorded");
+    owner.try_record_delivery(invitation, &delivery("Slack DM @alice", Some("ticket #12"))).await.assert(200);
+}
+
 #[tokio::test]
 async fn a_delivery_record_is_taken_once_and_is_idempotent_by_key() {
     let app = TestApp::spawn().await;

@@ -73,6 +73,49 @@ async fn a_restored_backup_verifies_and_a_corrupted_copy_does_not() {
     }
 }
 
+/// Issue 12, item 9: `verify` checks what each append-only trigger is — on its table,
+/// for its operations, calling the blocking function (which still raises), enabled for
+/// ordinary sessions — not only that a trigger of that name exists somewhere (before the
+/// fix every one of these copies verified).
+#[tokio::test]
+async fn verify_reports_append_only_triggers_that_are_moved_rewired_or_switched_off() {
+    let app = TestApp::spawn().await;
+    populate(&app).await;
+    let recreate = |definition: &str| {
+        format!("DROP TRIGGER audit_immutable ON audit_events; CREATE TRIGGER audit_immutable {definition}")
+    };
+    let corruptions = [
+        ("replica only", "ALTER TABLE audit_events ENABLE REPLICA TRIGGER audit_immutable".to_owned()),
+        ("always", "ALTER TABLE audit_events ENABLE ALWAYS TRIGGER audit_immutable".to_owned()),
+        (
+            "on another table",
+            recreate("BEFORE UPDATE OR DELETE ON rate_limit_counters FOR EACH ROW EXECUTE FUNCTION block_immutable_reference_edits()"),
+        ),
+        ("delete only", recreate("BEFORE DELETE ON audit_events FOR EACH ROW EXECUTE FUNCTION block_immutable_reference_edits()")),
+        (
+            "another function",
+            "CREATE FUNCTION let_it_pass() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN coalesce(NEW, OLD); END $$; "
+                .to_owned()
+                + &recreate("BEFORE UPDATE OR DELETE ON audit_events FOR EACH ROW EXECUTE FUNCTION let_it_pass()"),
+        ),
+        (
+            "the function emptied",
+            "CREATE OR REPLACE FUNCTION block_immutable_reference_edits() RETURNS trigger LANGUAGE plpgsql \
+             AS $$ BEGIN RETURN coalesce(NEW, OLD); END $$"
+                .to_owned(),
+        ),
+    ];
+    for (what, sql) in corruptions {
+        let copy = backup_and_restore(&app.db_url).await;
+        db::connect(&copy).await.batch_execute(&sql).await.unwrap_or_else(|e| panic!("{what}: {e}"));
+        let out = vestibule(&copy, &["verify"]);
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(!out.status.success(), "verify passed a copy whose trigger is {what}:\n{report}");
+        let failed = report.lines().any(|l| l.starts_with("FAIL") && l.contains("append-only triggers"));
+        assert!(failed, "{what} not reported:\n{report}");
+    }
+}
+
 #[tokio::test]
 async fn redaction_replaces_old_withdrawn_and_declined_emails_and_keeps_every_link() {
     let app = TestApp::spawn().await;
@@ -105,6 +148,54 @@ async fn redaction_replaces_old_withdrawn_and_declined_emails_and_keeps_every_li
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "redacted 0 entries");
     let out = vestibule(&app.db_url, &["redact", "--program", &program.to_string(), "--before", "2999-01-01"]);
     assert!(!out.status.success());
+}
+
+/// Issue 12, item 5: a revoked entry is redacted too, and with every over entry go the
+/// owner's free text on its delivery records and the Clerk user id on its grant — while
+/// every link stays (before the fix the revoked entry, the references and the ids stayed).
+#[tokio::test]
+async fn redaction_covers_revoked_entries_delivery_records_and_grants_and_keeps_links() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let rita = app.recipient("rita@example.com").await;
+    let invited = owner.invited(ws, "ops-redact", "rita@example.com").await;
+    rita.redeem(&invited.code).await;
+    let rita_grant: Uuid = app.scalar("SELECT id FROM grants WHERE entry_id = $1", &[&invited.entry]).await;
+    owner.revoke_grant(rita_grant).await;
+    let program = invited.program;
+    let walt = app.recipient("walt@example.com").await;
+    let walt_entry = owner.selected(program, "ops-redact", "walt@example.com").await;
+    let issued = owner.issue(program, walt_entry).await;
+    owner.record_delivery(issued.invitation.id).await;
+    walt.redeem(issued.code.as_deref().unwrap()).await;
+    walt.withdraw("ops-redact").await;
+    let links = "SELECT g.id, g.invitation_id, g.entry_id, i.entry_id FROM grants g JOIN invitations i ON i.id = g.invitation_id ORDER BY g.id";
+    let links_before: Vec<(Uuid, Uuid, Uuid, Uuid)> =
+        app.rows(links, &[]).await.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect();
+    assert_eq!(links_before.len(), 2);
+
+    let cutoff: DateTime<Utc> = app.scalar("SELECT clock_timestamp()", &[]).await;
+    let out = vestibule(&app.db_url, &["redact", "--program", &program.to_string(), "--before", &cutoff.to_rfc3339()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "redacted 2 entries");
+
+    let personal: i64 = app
+        .scalar(
+            "SELECT (SELECT count(*) FROM entries WHERE email_key NOT LIKE 'redacted+%@redacted.invalid') \
+                  + (SELECT count(*) FROM invitations WHERE delivery_reference IS NOT NULL OR delivery_channel <> 'redacted') \
+                  + (SELECT count(*) FROM grants WHERE clerk_user_id IN ($1, $2) OR clerk_user_id NOT LIKE 'redacted\\_%')",
+            &[&rita.user.user_id, &walt.user.user_id],
+        )
+        .await;
+    assert_eq!(personal, 0, "no email, delivery text or Clerk id of an over entry is left");
+    let links_after: Vec<(Uuid, Uuid, Uuid, Uuid)> =
+        app.rows(links, &[]).await.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect();
+    assert_eq!(links_after, links_before, "grants still point at their invitations and entries");
+    let states: Vec<String> =
+        app.column("SELECT e.state FROM entries e WHERE redacted_at IS NOT NULL ORDER BY state", &[]).await;
+    assert_eq!(states, ["revoked", "withdrawn"]);
+    let out = vestibule(&app.db_url, &["verify"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
 /// Two `vestibule serve` processes on the app's database, with `env` besides the

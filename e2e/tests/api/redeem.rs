@@ -155,9 +155,43 @@ async fn failed_attempts_are_rate_limited_per_account() {
     let r = rita.try_redeem(&invited.code).await;
     r.assert(429);
     assert!(!r.text.contains('3'), "the count is not revealed: {}", r.text);
+    crate::support::assert_retry_after_is_the_windows_end(&r, 900);
     // Another account is not affected.
     let other = app.recipient("other@example.com").await;
     other.try_redeem(&format!("{}A", "C".repeat(42))).await.assert(404);
+}
+
+fn bogus_code(i: usize) -> String {
+    format!("{:B<42}A", format!("x{i}"))
+}
+
+/// Issue 12, item 3: every attempt is counted before it is decided, so a parallel burst
+/// of wrong codes gets exactly the allowance through and no more (before the fix, the
+/// whole burst passed a check that counted only afterwards).
+#[tokio::test]
+async fn a_parallel_burst_of_wrong_codes_cannot_exceed_the_allowance() {
+    let app = TestApp::spawn_with(|s| s.redeem_failures_per_15min = 3).await;
+    crate::support::clear_of_period_end(900, 20).await;
+    let rita = app.recipient(EMAIL).await;
+    let codes: Vec<String> = (0..16).map(bogus_code).collect();
+    let replies = futures::future::join_all(codes.iter().map(|code| rita.try_redeem(code))).await;
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status.as_u16()).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == 404).count(), 3, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 13, "{statuses:?}");
+}
+
+/// Issue 12, item 3: an attempt that redeems is refunded — only failures use the allowance.
+#[tokio::test]
+async fn a_successful_redemption_uses_none_of_the_allowance() {
+    let app = TestApp::spawn_with(|s| s.redeem_failures_per_15min = 2).await;
+    crate::support::clear_of_period_end(900, 20).await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let invited = owner.invited(ws, "beta-refund", EMAIL).await;
+    let rita = app.recipient(EMAIL).await;
+    rita.redeem(&invited.code).await;
+    rita.try_redeem(&bogus_code(1)).await.assert(404);
+    rita.try_redeem(&bogus_code(2)).await.assert(404);
+    crate::support::assert_retry_after_is_the_windows_end(&rita.try_redeem(&bogus_code(3)).await, 900);
 }
 
 /// The database never holds an active grant on a revoked invitation or a withdrawn entry.

@@ -227,6 +227,31 @@ async fn bad_input_is_a_generic_400_or_404_and_writes_nothing() {
     assert_eq!(written(&app, program).await, before);
 }
 
+/// Issue 12, item 13: before publication, or once its workspace is inactive, a program
+/// answers a signup exactly as an unknown slug does — the 404 its `GET` gives — and
+/// nothing is written (before the fix: 409).
+#[tokio::test]
+async fn a_signup_to_an_unpublished_program_or_inactive_workspace_is_the_unknown_slugs_404() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let hidden = owner.create_program(ws, "hidden", Caps::default()).await.id;
+    let unknown = app.try_signup("nope", "a@example.com").await;
+    unknown.expect_error(404, "not_found");
+    app.get("/api/public/programs/hidden", None).await.assert(404);
+    assert_same_answer(&app.try_signup("hidden", "a@example.com").await, &unknown);
+    assert_eq!(written(&app, hidden).await.receipts, 0);
+
+    let open = owner.open_program(ws, "open").await;
+    let key = Uuid::new_v4();
+    app.try_signup_as("open", key, "a@example.com", 1, true).await.assert(202);
+    app.exec("UPDATE workspaces SET active = false WHERE id = $1", &[&ws]).await;
+    let before = written(&app, open).await;
+    app.get("/api/public/programs/open", None).await.assert(404);
+    assert_same_answer(&app.try_signup("open", "b@example.com").await, &unknown);
+    assert_same_answer(&app.try_signup_as("open", key, "a@example.com", 1, true).await, &unknown);
+    assert_eq!(written(&app, open).await, before);
+}
+
 #[tokio::test]
 async fn a_closed_program_is_409_for_known_and_unknown_emails() {
     let (app, owner, program) = open("beta", Caps::default()).await;
@@ -250,6 +275,7 @@ async fn full_cap_is_the_same_429_for_everyone(caps: Caps) {
     assert_eq!(before.entries, 2);
     let known = app.try_signup("beta", "one@example.com").await;
     let unknown = app.try_signup("beta", "three@example.com").await;
+    assert_eq!(known.header("retry-after"), Some("5"), "a cap's 429 is the same for everyone");
     known.expect_error(429, "too_many_requests");
     assert_same_answer(&known, &unknown);
     assert_eq!(written(&app, program).await, before, "no receipt, entry, event or count");
@@ -354,7 +380,9 @@ async fn one_address_gets_429_past_the_rate_but_committed_keys_still_replay() {
     app.signup("beta", "b@example.com").await;
     app.signup("beta", "c@example.com").await;
     let before = written(&app, program).await;
-    app.try_signup("beta", "d@example.com").await.expect_error(429, "too_many_requests");
+    let refused = app.try_signup("beta", "d@example.com").await;
+    refused.expect_error(429, "too_many_requests");
+    crate::support::assert_retry_after_is_the_windows_end(&refused, 60);
     assert_eq!(written(&app, program).await, before);
     app.try_signup_as("beta", first, "a@example.com", 1, true).await.assert(202);
     app.try_signup("beta", "a@example.com").await.assert(429);

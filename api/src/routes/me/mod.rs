@@ -5,6 +5,7 @@
 
 mod early_access;
 mod entries;
+mod erasure;
 mod redeem;
 mod session;
 mod waitlist;
@@ -17,6 +18,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(entries::list)
         .service(waitlist::status)
         .service(waitlist::withdraw)
+        .service(erasure::erase)
+        .service(erasure::export)
+        .service(erasure::draws)
         .service(redeem::redeem)
         .service(early_access::early_access);
 }

@@ -18,7 +18,7 @@ use shared::api::{
     BulkDeliveryRequest, BulkDeliveryResponse, BulkIssueReceipt, BulkIssueRequest, BulkIssuedInvitation,
     DeliveryRecordRequest, Invitation, IssueInvitationRequest, IssuedInvitation, BULK_ISSUE_MAX,
 };
-use shared::{EmailKey, ErrorCode};
+use shared::ErrorCode;
 use uuid::Uuid;
 
 /// `expiresAt` as RFC 3339, kept to the database's microseconds, with its exact text form
@@ -113,9 +113,7 @@ fn attestation_text(s: &str, max: usize) -> Result<&str> {
     if n == 0 || n > max || s.trim().is_empty() || s.chars().any(char::is_control) {
         return Err(ApiError::BadRequest(ErrorCode::InvalidDeliveryRecord));
     }
-    let punctuation: &[char] = &['<', '>', '(', ')', '[', ']', ',', ';', ':', '"', '\''];
-    let has_address =
-        s.split_whitespace().any(|w| w.contains('@') && EmailKey::parse(w.trim_matches(punctuation)).is_ok());
+    let has_address = shared::contains_address(s);
     let has_code = s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).any(|run| run.len() >= 43);
     if has_address || has_code {
         return Err(ApiError::BadRequest(ErrorCode::DeliveryRecordNamesASecret));

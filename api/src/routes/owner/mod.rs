@@ -5,10 +5,13 @@
 
 mod admission_hook;
 mod api_keys;
+mod audit;
 mod cohort_codes;
 mod content;
 mod decisions;
+mod draws;
 mod entries;
+mod erasure;
 mod events;
 mod export;
 mod grants;
@@ -35,6 +38,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(decisions::select_bulk)
         .service(decisions::decline_flagged)
         .service(entries::detail)
+        .service(erasure::erase)
         .service(decisions::select)
         .service(decisions::decline)
         .service(decisions::withdraw)
@@ -47,6 +51,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(content::get)
         .service(content::put)
         .service(events::list)
+        .service(audit::checkpoint)
+        .service(draws::open)
+        .service(draws::list)
+        .service(draws::get)
+        .service(draws::run)
         .service(cohort_codes::create)
         .service(cohort_codes::list)
         .service(cohort_codes::read)

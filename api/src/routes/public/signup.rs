@@ -30,7 +30,7 @@ impl TryFrom<SignupRequest> for NewSignup {
 #[utoipa::path(operation_id = "signUp", request_body = SignupRequest, responses(
     (status = 202, description = "Received: the same answer for a new email, a known one and a replayed key.", body = SignupResponse),
     (status = 400, description = "A bad email, or a missing, wrong, expired or reused proof-of-work solution (`challenge_failed`) for a new request key."),
-    (status = 404, description = "Unknown slug or no notice published."),
+    (status = 404, description = "Unknown slug, inactive workspace or no notice published (as its `GET`)."),
     (status = 409, description = "The key is bound to other fields, or the form is closed, the notice outdated or `permission` not `true`."),
     (status = 429, description = "A queue or hourly cap is reached, or too many new attempts from this address.", headers(("Retry-After" = u32, description = "Seconds to wait."))),
 ))]

@@ -253,3 +253,13 @@ pub async fn clear_of_period_end(period: u64, margin: u64) {
         tokio::time::sleep(Duration::from_secs(left + 1)).await;
     }
 }
+
+/// Issue 12, item 12: a rate-limit 429 says how long until the window that refused
+/// frees — the fixed UTC window of `period` seconds the server counts in — not a constant.
+pub fn assert_retry_after_is_the_windows_end(r: &Reply, period: u64) {
+    r.assert(429);
+    let said: u64 = r.header("retry-after").expect("a Retry-After").parse().expect("whole seconds");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let left = period - now % period;
+    assert!(said.abs_diff(left) <= 2, "Retry-After {said}, but the window frees in {left} s");
+}
