@@ -74,6 +74,7 @@ fn Overview(
         proof_of_work: None,
         embed_origins: None,
         seat_cap: None,
+        clerk: None,
     };
     let (open, access) = (p.signup_open, p.access_enabled);
     let toggle_open = {
