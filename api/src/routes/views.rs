@@ -31,6 +31,7 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
         title: p.title.clone(),
         description: p.description.clone(),
         proof_of_work: p.pow_level,
+        embed_origins: p.embed_origins.clone(),
         signup_open: p.signup_open,
         access_enabled: p.access_enabled,
         queue_cap: p.queue_cap,
@@ -51,6 +52,11 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
         notice: summary.notice.as_ref().map(notice),
         has_content: summary.has_content,
         created_at: rfc3339(p.created_at),
+        clerk: summary.clerk.as_ref().map(|c| shared::clerk_sync::ClerkSyncSetting {
+            public_metadata: c.public_metadata,
+            organization_id: c.organization.as_ref().map(|(org, _)| org.clone()),
+            role: c.organization.as_ref().map(|(_, role)| role.clone()),
+        }),
     }
 }
 

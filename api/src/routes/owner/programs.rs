@@ -1,6 +1,7 @@
 //! `POST|GET /api/owner/programs`, `GET|PATCH /api/owner/programs/{id}` and
 //! `GET /api/owner/programs/{id}/stats` (`usecases::programs`).
 
+use crate::db::clerk_sync::ClerkSync;
 use crate::db::programs::NewProgram;
 use crate::http::error::Result;
 use crate::http::ApiError;
@@ -11,7 +12,10 @@ use crate::state::AppState;
 use crate::time::rfc3339;
 use crate::usecases::programs::{self, ProgramPatch};
 use actix_web::{get, patch, post, web, HttpResponse};
-use shared::api::{CreateProgramRequest, IntakeHour, PatchProgramRequest, Program, ProgramListQuery, ProgramStats};
+use shared::api::{
+    CreateProgramRequest, IntakeHour, IntakeSource, PatchProgramRequest, Program, ProgramListQuery, ProgramStats,
+};
+use shared::clerk_sync::{organization_id_ok, role_ok, ClerkSyncSetting};
 use shared::{ErrorCode, Slug};
 use uuid::Uuid;
 
@@ -53,10 +57,30 @@ fn optional_text(text: String, max: usize, code: ErrorCode) -> Result<Option<Str
     }
 }
 
-impl TryFrom<PatchProgramRequest> for ProgramPatch {
-    type Error = ApiError;
+/// The Clerk setting: an organization needs a non-admin `org:` role (an admin role is
+/// refused), a role needs an organization; off is `None`.
+fn clerk_setting(body: ClerkSyncSetting) -> Result<Option<ClerkSync>> {
+    let bad = || ApiError::BadRequest(ErrorCode::InvalidClerkSync);
+    let organization = match (body.organization_id, body.role) {
+        (None, None) => None,
+        (Some(org), Some(role)) if organization_id_ok(&org) && role_ok(&role) => Some((org, role)),
+        _ => return Err(bad()),
+    };
+    Ok((body.public_metadata || organization.is_some())
+        .then_some(ClerkSync { public_metadata: body.public_metadata, organization }))
+}
 
-    fn try_from(body: PatchProgramRequest) -> Result<Self> {
+impl ProgramPatch {
+    /// The request body as bounded values; `http` embed origins are accepted only at
+    /// loopback addresses and never in production (`allow_http_loopback`).
+    fn from_request(body: PatchProgramRequest, allow_http_loopback: bool) -> Result<Self> {
+        let embed_origins = body
+            .embed_origins
+            .map(|origins| {
+                shared::edge::parse_embed_origins(&origins, allow_http_loopback)
+                    .ok_or(ApiError::BadRequest(ErrorCode::InvalidEmbedOrigins))
+            })
+            .transpose()?;
         Ok(ProgramPatch {
             expected_revision: body.expected_revision,
             signup_open: body.signup_open,
@@ -64,9 +88,11 @@ impl TryFrom<PatchProgramRequest> for ProgramPatch {
             queue_cap: body.queue_cap.map(cap).transpose()?,
             hourly_cap: body.hourly_cap.map(cap).transpose()?,
             seat_cap: body.seat_cap.map(cap).transpose()?,
+            clerk: body.clerk.map(clerk_setting).transpose()?,
             title: body.title.map(|t| optional_text(t, 80, ErrorCode::InvalidTitle)).transpose()?,
             description: body.description.map(|d| optional_text(d, 500, ErrorCode::InvalidDescription)).transpose()?,
             proof_of_work: body.proof_of_work,
+            embed_origins,
         })
     }
 }
@@ -116,6 +142,7 @@ async fn read(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>)
 /// Lowering the queue or hour cap keeps every existing entry.
 #[utoipa::path(operation_id = "updateProgram", request_body = PatchProgramRequest, responses(
     (status = 200, description = "The program after the change.", body = Program),
+    (status = 400, description = "A value out of bounds (`invalid_cap`, `invalid_title`, `invalid_description`, `invalid_embed_origins`, …)."),
     (status = 409, description = "Stale revision, no notice to open with, no content to enable, or a seat cap below seats in use."),
 ))]
 #[patch("/owner/programs/{id}")]
@@ -125,7 +152,8 @@ async fn patch(
     id: web::Path<Uuid>,
     body: web::Json<PatchProgramRequest>,
 ) -> Result<HttpResponse> {
-    let change = ProgramPatch::try_from(body.into_inner())?;
+    let loopback = state.settings.app_env != crate::config::AppEnv::Production;
+    let change = ProgramPatch::from_request(body.into_inner(), loopback)?;
     let program = programs::patch(&state.pool, &session.user_id, *id, change).await?;
     Ok(HttpResponse::Ok().json(views::program(&program)))
 }
@@ -145,5 +173,16 @@ async fn stats(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>
             .map(|(at, admitted)| IntakeHour { bucket_start: rfc3339(at), admitted })
             .collect(),
         states: stats.states,
+        intake_sources: stats
+            .intake_sources
+            .into_iter()
+            .map(|(source, hours)| IntakeSource {
+                source,
+                hours: hours
+                    .into_iter()
+                    .map(|(at, admitted)| IntakeHour { bucket_start: rfc3339(at), admitted })
+                    .collect(),
+            })
+            .collect(),
     }))
 }
