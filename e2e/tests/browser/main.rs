@@ -20,3 +20,4 @@ mod flows;
 mod journey;
 mod public_pages;
 mod stack;
+mod trust_journey;
