@@ -92,7 +92,7 @@ fn OpenForm(id: Uuid, reload: Callback<()>) -> impl IntoView {
             <button type="submit" disabled=move || pending.get()>{move || if pending.get() { "Opening…" } else { "Open draw" }}</button>
             {move || failure.get().map(|err| view! { <ErrorNotice err/> })}
             {move || opened.get().map(|r| view! {
-                <Success><p>{format!("Draw opened with {} tickets. Commitment: {}", r.tickets.len(), r.seed_commitment)}</p></Success>
+                <Success><p>{format!("Draw opened with {} tickets.", r.tickets.len())}" Seed commitment: "<code class="hash">{r.seed_commitment}</code></p></Success>
             })}
         </form>
     }
