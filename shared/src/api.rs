@@ -217,6 +217,10 @@ pub struct PatchProgramRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000))]
     pub seat_cap: Option<i32>,
+    /// "On grant, in Clerk": replaces the setting (`publicMetadata: false` without an
+    /// organization switches it off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clerk: Option<crate::clerk_sync::ClerkSyncSetting>,
     /// The display title, 1–80 characters; `""` removes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 80))]
@@ -292,6 +296,9 @@ pub struct Program {
     pub has_content: bool,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
+    /// "On grant, in Clerk", when on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clerk: Option<crate::clerk_sync::ClerkSyncSetting>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -60,6 +60,7 @@ pub enum ErrorCode {
     InvalidLabel,
     InvalidMaxUses,
     InvalidNote,
+    InvalidClerkSync,
     InvalidUrl,
     /// A webhook URL that production refuses: not https, or loopback, private or link-local.
     WebhookUrlRefused,

@@ -3,6 +3,7 @@
 //! thiserror only, so it builds for wasm32 and for the server from the same source.
 
 pub mod api;
+pub mod clerk_sync;
 pub mod cohort;
 pub mod edge;
 pub mod email;

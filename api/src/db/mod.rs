@@ -12,6 +12,7 @@ pub mod admission_hook;
 pub mod api_keys;
 pub mod audit;
 pub mod audit_chain;
+pub mod clerk_sync;
 pub mod cohorts;
 mod connect;
 pub mod content;

@@ -62,6 +62,8 @@ pub struct Summary {
     pub expiring_soon: i64,
     pub notice: Option<NoticeRow>,
     pub has_content: bool,
+    /// "On grant, in Clerk" (issue 14); `None` when off.
+    pub clerk: Option<super::clerk_sync::ClerkSync>,
 }
 
 #[derive(Debug, Clone)]
@@ -90,8 +92,10 @@ pub async fn with_summaries(
            {seats}, \
            EXISTS (SELECT 1 FROM early_access_content WHERE program_id = p.id), \
            n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, \
-           s.waiting, s.selected, s.active, o.not_sent, o.expiring_soon \
+           s.waiting, s.selected, s.active, o.not_sent, o.expiring_soon, \
+           cs.public_metadata, cs.organization_id, cs.organization_role \
          FROM programs p LEFT JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
+         LEFT JOIN program_clerk_sync cs ON cs.program_id = p.id \
          CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE state = 'waiting') AS waiting, \
               count(*) FILTER (WHERE state = 'selected') AS selected, \
               count(*) FILTER (WHERE state = 'active') AS active FROM entries WHERE program_id = p.id) s \
@@ -127,6 +131,10 @@ pub async fn with_summaries(
                 expiring_soon: r.get(width + 13),
                 notice,
                 has_content: r.get(width + 2),
+                clerk: r.get::<_, Option<bool>>(width + 14).map(|public_metadata| super::clerk_sync::ClerkSync {
+                    public_metadata,
+                    organization: r.get::<_, Option<String>>(width + 15).zip(r.get::<_, Option<String>>(width + 16)),
+                }),
             };
             (ProgramRow::from(r), summary)
         })

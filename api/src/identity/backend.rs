@@ -2,10 +2,13 @@
 //! verified emails and the JWKS. Short timeouts; anything unexpected is `Unavailable`.
 //! Error strings name the failure kind only, never the user id or a response body.
 
+mod writes;
+
 use reqwest::StatusCode;
 use serde::Deserialize;
 use shared::EmailKey;
 use std::time::Duration;
+pub use writes::WriteOutcome;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LookupError {

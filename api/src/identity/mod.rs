@@ -6,7 +6,7 @@
 mod backend;
 mod tokens;
 
-pub use backend::{BackendClient, LookupError};
+pub use backend::{BackendClient, LookupError, WriteOutcome};
 pub use tokens::{Claims, TokenError, TokenVerifier, JWKS_FAILURE_BACKOFF};
 
 use shared::EmailKey;

@@ -10,6 +10,7 @@
 //! internal handler, e.g. a Clerk sync) is a [`TargetKind`] variant, an arm in
 //! `worker::dispatch`, and rows in `outbox_internal_subscriptions` (NOTES-integrations.md).
 
+mod clerk_sync;
 pub mod target;
 mod webhook;
 mod worker;
@@ -29,14 +30,17 @@ const SCHEDULE_SECS: [f64; 7] = [5.0, 300.0, 1800.0, 7200.0, 18000.0, 36000.0, 3
 pub enum TargetKind {
     /// An owner's webhook endpoint (Standard Webhooks).
     Webhook,
+    /// "On grant, in Clerk": the grant mirrored into Clerk (issue 14).
+    ClerkSync,
 }
 
 impl TargetKind {
-    pub const ALL: [TargetKind; 1] = [TargetKind::Webhook];
+    pub const ALL: [TargetKind; 2] = [TargetKind::Webhook, TargetKind::ClerkSync];
 
     pub fn as_str(self) -> &'static str {
         match self {
             TargetKind::Webhook => "webhook",
+            TargetKind::ClerkSync => "clerk_sync",
         }
     }
 

@@ -111,6 +111,7 @@ async fn record(pool: &deadpool_postgres::Pool, d: &Claimed, attempt: &Attempt, 
 async fn dispatch(state: &AppState, http: &reqwest::Client, d: &Claimed) -> Outcome {
     match TargetKind::parse(&d.target_kind) {
         Some(TargetKind::Webhook) => webhook::deliver(state, http, d).await,
+        Some(TargetKind::ClerkSync) => super::clerk_sync::deliver(state, d).await,
         // Not claimed (the claim names the known kinds); kept total for safety.
         None => Outcome::Retry { status: None, reason: super::Reason::HandlerError },
     }

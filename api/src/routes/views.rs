@@ -51,6 +51,11 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
         notice: summary.notice.as_ref().map(notice),
         has_content: summary.has_content,
         created_at: rfc3339(p.created_at),
+        clerk: summary.clerk.as_ref().map(|c| shared::clerk_sync::ClerkSyncSetting {
+            public_metadata: c.public_metadata,
+            organization_id: c.organization.as_ref().map(|(org, _)| org.clone()),
+            role: c.organization.as_ref().map(|(_, role)| role.clone()),
+        }),
     }
 }
 

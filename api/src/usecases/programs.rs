@@ -7,6 +7,7 @@
 use super::owner::{self, OwnedWorkspace, Scope};
 use super::use_case_error;
 use crate::db::audit::{self, Detail, EventType};
+use crate::db::clerk_sync::{self, ClerkSync};
 use crate::db::content::{self, ContentRow};
 use crate::db::locks::{ProgramRow, Strength};
 use crate::db::programs::{self, NewNotice, NewProgram, NoticeRow, ProgramSettings, Summary};
@@ -47,6 +48,8 @@ pub struct ProgramPatch {
     pub queue_cap: Option<i32>,
     pub hourly_cap: Option<i32>,
     pub seat_cap: Option<i32>,
+    /// "On grant, in Clerk": `Some(None)` switches it off.
+    pub clerk: Option<Option<ClerkSync>>,
     pub title: Option<Option<String>>,
     pub description: Option<Option<String>>,
     pub proof_of_work: Option<shared::api::PowLevel>,
@@ -102,7 +105,9 @@ pub async fn patch(
             description: change.description.clone().unwrap_or_else(|| before.description.clone()),
             pow_level: change.proof_of_work.unwrap_or(before.pow_level),
         };
-        if after == before {
+        let clerk_before = clerk_sync::get(o.tx, program.id).await?;
+        let clerk_after = change.clerk.clone().unwrap_or_else(|| clerk_before.clone());
+        if after == before && clerk_after == clerk_before {
             return view(o).await;
         }
         if after.signup_open && !before.signup_open && program.current_notice_id.is_none() {
@@ -117,7 +122,14 @@ pub async fn patch(
             return Err(ProgramError::SeatCapBelowUse);
         }
         let updated = programs::update(o.tx, program.id, &after).await?;
-        let details = changes(&before, &after, updated.revision);
+        let mut details = changes(&before, &after, updated.revision);
+        if clerk_after != clerk_before {
+            clerk_sync::set(o.tx, program.id, clerk_after.as_ref()).await?;
+            let metadata = clerk_after.as_ref().is_some_and(|c| c.public_metadata);
+            let organization = clerk_after.as_ref().is_some_and(|c| c.organization.is_some());
+            details.push(("clerkPublicMetadata", Detail::Flag(metadata)));
+            details.push(("clerkOrganization", Detail::Flag(organization)));
+        }
         audit::record(o.tx, program.id, None, o.actor(), EventType::ProgramChanged, o.now, &details).await?;
         view(o).await
     })

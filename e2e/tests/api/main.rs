@@ -11,6 +11,7 @@ mod applicant;
 mod audit;
 mod audit_chain;
 mod bulk;
+mod clerk_sync;
 mod cli;
 mod cohorts;
 mod content;

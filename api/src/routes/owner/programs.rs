@@ -1,6 +1,7 @@
 //! `POST|GET /api/owner/programs`, `GET|PATCH /api/owner/programs/{id}` and
 //! `GET /api/owner/programs/{id}/stats` (`usecases::programs`).
 
+use crate::db::clerk_sync::ClerkSync;
 use crate::db::programs::NewProgram;
 use crate::http::error::Result;
 use crate::http::ApiError;
@@ -12,6 +13,7 @@ use crate::time::rfc3339;
 use crate::usecases::programs::{self, ProgramPatch};
 use actix_web::{get, patch, post, web, HttpResponse};
 use shared::api::{CreateProgramRequest, IntakeHour, PatchProgramRequest, Program, ProgramListQuery, ProgramStats};
+use shared::clerk_sync::{organization_id_ok, role_ok, ClerkSyncSetting};
 use shared::{ErrorCode, Slug};
 use uuid::Uuid;
 
@@ -53,6 +55,19 @@ fn optional_text(text: String, max: usize, code: ErrorCode) -> Result<Option<Str
     }
 }
 
+/// The Clerk setting: an organization needs a non-admin `org:` role (an admin role is
+/// refused), a role needs an organization; off is `None`.
+fn clerk_setting(body: ClerkSyncSetting) -> Result<Option<ClerkSync>> {
+    let bad = || ApiError::BadRequest(ErrorCode::InvalidClerkSync);
+    let organization = match (body.organization_id, body.role) {
+        (None, None) => None,
+        (Some(org), Some(role)) if organization_id_ok(&org) && role_ok(&role) => Some((org, role)),
+        _ => return Err(bad()),
+    };
+    Ok((body.public_metadata || organization.is_some())
+        .then_some(ClerkSync { public_metadata: body.public_metadata, organization }))
+}
+
 impl TryFrom<PatchProgramRequest> for ProgramPatch {
     type Error = ApiError;
 
@@ -64,6 +79,7 @@ impl TryFrom<PatchProgramRequest> for ProgramPatch {
             queue_cap: body.queue_cap.map(cap).transpose()?,
             hourly_cap: body.hourly_cap.map(cap).transpose()?,
             seat_cap: body.seat_cap.map(cap).transpose()?,
+            clerk: body.clerk.map(clerk_setting).transpose()?,
             title: body.title.map(|t| optional_text(t, 80, ErrorCode::InvalidTitle)).transpose()?,
             description: body.description.map(|d| optional_text(d, 500, ErrorCode::InvalidDescription)).transpose()?,
             proof_of_work: body.proof_of_work,

@@ -51,6 +51,7 @@ pub fn changes() -> PatchProgramRequest {
         queue_cap: None,
         hourly_cap: None,
         seat_cap: None,
+        clerk: None,
         title: None,
         description: None,
         proof_of_work: None,

@@ -73,6 +73,7 @@ fn Overview(
         description: None,
         proof_of_work: None,
         seat_cap: None,
+        clerk: None,
     };
     let (open, access) = (p.signup_open, p.access_enabled);
     let toggle_open = {

@@ -1,0 +1,124 @@
+//! "On grant, in Clerk" (issue 14): with the program's setting on, a grant puts the
+//! program's slug into the user's `public_metadata.vestibule.programs` and the user into
+//! the organization, in clerk-dev, through the outbox after COMMIT; revoking removes
+//! both; with clerk-dev's writes failing the delivery retries and converges once they
+//! work again; an admin role is refused.
+
+use crate::support::owner::changes;
+use crate::support::{eventually, Owner, Recipient, TestApp};
+use reqwest::Method;
+use serde_json::{json, Value};
+use shared::api::PatchProgramRequest;
+use shared::clerk_sync::ClerkSyncSetting;
+use std::time::Duration;
+use uuid::Uuid;
+
+async fn organization(app: &TestApp) -> String {
+    let (status, org) = app.clerk.backend(Method::POST, "/v1/organizations", Some(json!({"name": "Acme"}))).await;
+    assert!(status.is_success(), "{org}");
+    org["id"].as_str().unwrap().to_owned()
+}
+
+fn setting(org: &str, role: &str) -> PatchProgramRequest {
+    let clerk = ClerkSyncSetting { public_metadata: true, organization_id: Some(org.into()), role: Some(role.into()) };
+    PatchProgramRequest { clerk: Some(clerk), ..changes() }
+}
+
+/// An open program with content and access, synced to `org`; a cohort code of 5 uses.
+async fn synced_program(owner: &Owner, ws: Uuid, slug: &str, org: &str) -> (Uuid, String) {
+    let program = owner.open_program(ws, slug).await;
+    owner.put_content(program, "Private").await;
+    owner.set_access_enabled(program, true).await;
+    let p = owner.patch_program(program, setting(org, "org:member")).await;
+    assert_eq!(p.clerk.and_then(|c| c.role), Some("org:member".into()));
+    (program, owner.create_cohort_code(program, 5).await.code)
+}
+
+/// The user's state in clerk-dev: (slug's metadata value, organization ids).
+async fn clerk_state(app: &TestApp, user: &str, slug: &str) -> (Value, Vec<String>) {
+    let (_, u) = app.clerk.backend(Method::GET, &format!("/v1/users/{user}"), None).await;
+    let path = format!("/v1/users/{user}/organization_memberships");
+    let (_, m) = app.clerk.backend(Method::GET, &path, None).await;
+    let orgs = m["data"]
+        .as_array()
+        .map(|d| d.iter().filter_map(|x| x["organization"]["id"].as_str()).map(String::from).collect());
+    (u["public_metadata"]["vestibule"]["programs"][slug].clone(), orgs.unwrap_or_default())
+}
+
+async fn wait_for(app: &TestApp, who: &Recipient, slug: &str, want: (Value, Vec<String>)) {
+    eventually("clerk-dev reaches the grant's state", Duration::from_secs(20), || {
+        let want = want.clone();
+        async move { (clerk_state(app, &who.user_id, slug).await == want).then_some(()) }
+    })
+    .await;
+}
+
+/// The clerk_sync deliveries' states, in order, once the worker has recorded them (Clerk
+/// reaches its state just before the worker records the outcome).
+async fn deliveries_are(app: &TestApp, want: &[&str]) {
+    let sql = "SELECT state FROM outbox_deliveries WHERE target_kind = 'clerk_sync' ORDER BY id";
+    eventually("the clerk_sync deliveries are recorded", Duration::from_secs(10), || async {
+        (app.column::<String>(sql, &[]).await == want).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_grant_reaches_metadata_and_the_organization_and_revoking_removes_both() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let org = organization(&app).await;
+    let (program, code) = synced_program(&owner, ws, "synced-beta", &org).await;
+    // An admin role is refused, and the setting is audited with the revision.
+    owner.try_patch_program(program, setting(&org, "org:admin")).await.expect_error(400, "invalid_clerk_sync");
+    let details: Value = app
+        .scalar("SELECT details FROM audit_events WHERE program_id = $1 AND details ? 'clerkOrganization'", &[&program])
+        .await;
+    assert_eq!(details["clerkPublicMetadata"], true);
+
+    let rita = app.recipient("rita@example.com").await;
+    rita.redeem_cohort(&code).await;
+    wait_for(&app, &rita, "synced-beta", (json!(true), vec![org.clone()])).await;
+
+    let grant: Uuid = app.scalar("SELECT id FROM grants WHERE program_id = $1", &[&program]).await;
+    owner.revoke_grant(grant).await;
+    wait_for(&app, &rita, "synced-beta", (Value::Null, vec![])).await;
+    deliveries_are(&app, &["delivered", "delivered"]).await;
+    // Nothing personal in what the outbox carries: ids of Vestibule's own rows only.
+    let payloads: Vec<Value> = app
+        .column(
+            "SELECT e.payload FROM outbox_events e JOIN outbox_deliveries d ON d.event_id = e.id \
+             WHERE d.target_kind = 'clerk_sync'",
+            &[],
+        )
+        .await;
+    assert_eq!(payloads.len(), 2);
+    for p in payloads {
+        let text = p.to_string();
+        assert!(!text.contains(&rita.user_id) && !text.contains("rita"), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn with_clerk_writes_failing_the_delivery_retries_and_converges_once_they_work() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let org = organization(&app).await;
+    let (_, code) = synced_program(&owner, ws, "faulty-beta", &org).await;
+    let faults = format!("{}/dev/faults", app.clerk.url);
+    app.http.post(&faults).json(&json!({"writes": "unavailable"})).send().await.unwrap();
+
+    let rita = app.recipient("rita@example.com").await;
+    rita.redeem_cohort(&code).await;
+    let failed_attempts = "SELECT count(*) FROM outbox_attempts a JOIN outbox_deliveries d ON d.id = a.delivery_id \
+                           WHERE d.target_kind = 'clerk_sync' AND a.status_code = 503";
+    eventually("two failed attempts", Duration::from_secs(20), || async {
+        (app.scalar::<i64>(failed_attempts, &[]).await >= 2).then_some(())
+    })
+    .await;
+    assert_eq!(clerk_state(&app, &rita.user_id, "faulty-beta").await, (Value::Null, vec![]));
+
+    app.http.post(&faults).json(&json!({"writes": "ok"})).send().await.unwrap();
+    wait_for(&app, &rita, "faulty-beta", (json!(true), vec![org])).await;
+    deliveries_are(&app, &["delivered"]).await;
+}
