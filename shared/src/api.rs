@@ -43,6 +43,10 @@ pub struct PublicProgram {
     /// Whether the signup needs a solved challenge (`GET …/challenge`) in `altcha`.
     #[serde(default)]
     pub proof_of_work: PowLevel,
+    /// The origins allowed to frame the embedded form (`/embed/waitlist/{slug}`); the
+    /// frame posts its height only to one of them.
+    #[serde(default)]
+    pub embed_origins: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -232,6 +236,11 @@ pub struct PatchProgramRequest {
     /// The signup form's proof of work.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof_of_work: Option<PowLevel>,
+    /// The exact `https` origins allowed to frame the embedded form, at most 10; `[]`
+    /// allows none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_items = 10))]
+    pub embed_origins: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -284,6 +293,9 @@ pub struct Program {
     pub title: Option<String>,
     pub description: Option<String>,
     pub proof_of_work: PowLevel,
+    /// The origins allowed to frame the embedded form.
+    #[serde(default)]
+    pub embed_origins: Vec<String>,
     pub signup_open: bool,
     pub access_enabled: bool,
     pub queue_cap: i32,
@@ -623,6 +635,21 @@ pub struct IntakeHour {
 pub struct ProgramStats {
     pub intake_hours: Vec<IntakeHour>,
     pub states: std::collections::BTreeMap<EntryState, i64>,
+    /// The same 48 hours split by where the entries came from (`?ref=`, issue 15): the
+    /// entries still in the program, per source, the sources with most entries first (at
+    /// most 10; the rest are left out), `source` null for entries without a ref.
+    #[serde(default)]
+    pub intake_sources: Vec<IntakeSource>,
+}
+
+/// One source's entries per UTC hour, oldest first (hours without entries are absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct IntakeSource {
+    #[serde(rename = "ref")]
+    pub source: Option<String>,
+    pub hours: Vec<IntakeHour>,
 }
 
 /// `GET /api/owner/programs?workspaceId=`.

@@ -121,3 +121,122 @@ pub struct Challenge {
     /// hex(HMAC-SHA-256(server key, challenge)).
     pub signature: String,
 }
+
+/// Most origins one program's embedded form may be framed by.
+pub const EMBED_ORIGINS_MAX: usize = 10;
+
+/// An origin allowed to frame the embedded form, in the form browsers serialize it
+/// (`https://host[:port]`, lowercase, no default port, no path): what goes into
+/// `frame-ancestors` and what the frame compares a parent's origin with. Policy: `https`
+/// only; with `allow_http_loopback` (never in production) also `http://localhost` and
+/// `http://127.x.y.z`, for development and the browser tests. The grammar is narrow on
+/// purpose — the value is written into a response header, so no space, `;`, `,` or quote
+/// can ever reach it. `None` when the text is not such an origin.
+pub fn parse_embed_origin(text: &str, allow_http_loopback: bool) -> Option<String> {
+    let lower = text.trim().to_ascii_lowercase();
+    let (scheme, rest) = lower.split_once("://")?;
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) => {
+            let valid = !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit());
+            let number: u32 = if valid { port.parse().ok()? } else { return None };
+            if !(1..=65535).contains(&number) || port.starts_with('0') {
+                return None;
+            }
+            (host, Some(number))
+        }
+        None => (rest, None),
+    };
+    let labels_ok = !host.is_empty()
+        && host.len() <= 253
+        && host.split('.').all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        });
+    if !labels_ok {
+        return None;
+    }
+    let loopback = host == "localhost" || (host.starts_with("127.") && host.parse::<std::net::Ipv4Addr>().is_ok());
+    let default_port = match scheme {
+        "https" => 443,
+        "http" if allow_http_loopback && loopback => 80,
+        _ => return None,
+    };
+    Some(match port {
+        Some(p) if p != default_port => format!("{scheme}://{host}:{p}"),
+        _ => format!("{scheme}://{host}"),
+    })
+}
+
+/// The owner's list of embed origins, each parsed, duplicates dropped (first kept), at
+/// most [`EMBED_ORIGINS_MAX`]. `None` when one is not an origin or there are too many.
+pub fn parse_embed_origins(list: &[String], allow_http_loopback: bool) -> Option<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for text in list {
+        let origin = parse_embed_origin(text, allow_http_loopback)?;
+        if !out.contains(&origin) {
+            out.push(origin);
+        }
+    }
+    (out.len() <= EMBED_ORIGINS_MAX).then_some(out)
+}
+
+#[cfg(test)]
+mod embed_origin_tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_https_and_canonical() {
+        let ok = |t: &str| parse_embed_origin(t, false);
+        assert_eq!(ok("https://example.com").as_deref(), Some("https://example.com"));
+        assert_eq!(ok(" HTTPS://WWW.Example.com ").as_deref(), Some("https://www.example.com"));
+        assert_eq!(ok("https://example.com:443").as_deref(), Some("https://example.com"));
+        assert_eq!(ok("https://example.com:8443").as_deref(), Some("https://example.com:8443"));
+        assert_eq!(ok("https://93.184.216.34").as_deref(), Some("https://93.184.216.34"));
+        for bad in [
+            "http://example.com",
+            "https://example.com/",
+            "https://example.com/x",
+            "https://user@example.com",
+            "https://*.example.com",
+            "https://example.com:0",
+            "https://example.com:65536",
+            "https://example.com:",
+            "https://exa mple.com",
+            "https://example.com; script-src *",
+            "https://a.com https://b.com",
+            "https://-a.com",
+            "https://a..com",
+            "example.com",
+            "'self'",
+            "*",
+            "",
+            "http://127.0.0.1:8080",
+        ] {
+            assert_eq!(ok(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn loopback_http_only_when_allowed() {
+        assert_eq!(parse_embed_origin("http://127.0.0.2:4010", true).as_deref(), Some("http://127.0.0.2:4010"));
+        assert_eq!(parse_embed_origin("http://localhost", true).as_deref(), Some("http://localhost"));
+        assert_eq!(parse_embed_origin("http://example.com", true), None);
+        assert_eq!(parse_embed_origin("http://127.0.0.1.example.com", true), None);
+    }
+
+    #[test]
+    fn lists_are_deduplicated_and_bounded() {
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            parse_embed_origins(&list(&["https://a.com", "https://A.com:443", "https://b.com"]), false),
+            Some(list(&["https://a.com", "https://b.com"]))
+        );
+        let eleven: Vec<String> = (0..11).map(|i| format!("https://h{i}.example")).collect();
+        assert_eq!(parse_embed_origins(&eleven, false), None);
+        assert_eq!(parse_embed_origins(&eleven[..10], false).map(|v| v.len()), Some(10));
+        assert_eq!(parse_embed_origins(&list(&["https://a.com", "nope"]), false), None);
+    }
+}

@@ -11,10 +11,27 @@ use wasm_bindgen::JsCast;
 
 use crate::auth;
 use crate::components::nav::Header;
-use crate::routes::{early_access, home, me, not_found, owner, redeem, sign_in, waitlist};
+use crate::routes::{early_access, embed, home, me, not_found, owner, redeem, sign_in, waitlist};
 
 #[component]
 pub fn App() -> impl IntoView {
+    // The embedded form (issue 15) is the signup form alone, without the site's chrome or
+    // a session: it lives in a frame on the owner's page.
+    if window().location().pathname().is_ok_and(|p| p.starts_with("/embed/")) {
+        if let Some(body) = document().body() {
+            body.set_class_name("embed");
+        }
+        return view! {
+            <Router>
+                <main id="main" class="embed">
+                    <Routes fallback=not_found::NotFound>
+                        <Route path=path!("/embed/waitlist/:slug") view=embed::Embed/>
+                    </Routes>
+                </main>
+            </Router>
+        }
+        .into_any();
+    }
     auth::start();
     view! {
         <Router>
@@ -47,6 +64,7 @@ pub fn App() -> impl IntoView {
             </footer>
         </Router>
     }
+    .into_any()
 }
 
 /// Moves the focus to the page's `<h1>` after a navigation (not on the first load, where

@@ -54,10 +54,11 @@ pub struct ProgramRow {
     pub title: Option<String>,
     pub description: Option<String>,
     pub pow_level: PowLevel,
+    pub embed_origins: Vec<String>,
 }
 
 pub const PROGRAM_COLUMNS: &str = "id, workspace_id, public_slug, purpose, signup_open, access_enabled, queue_cap, \
-     hourly_cap, seat_cap, max_invite_days, revision, current_notice_id, current_notice_version, queue_count, created_at, title, description, pow_level";
+     hourly_cap, seat_cap, max_invite_days, revision, current_notice_id, current_notice_version, queue_count, created_at, title, description, pow_level, embed_origins";
 
 impl From<&Row> for ProgramRow {
     fn from(r: &Row) -> Self {
@@ -80,6 +81,7 @@ impl From<&Row> for ProgramRow {
             title: r.get(15),
             description: r.get(16),
             pow_level: r.get::<_, &str>(17).parse().expect("programs_pow_level constraint"),
+            embed_origins: r.get(18),
         }
     }
 }

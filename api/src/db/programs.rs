@@ -157,6 +157,7 @@ pub struct ProgramSettings {
     pub title: Option<String>,
     pub description: Option<String>,
     pub pow_level: PowLevel,
+    pub embed_origins: Vec<String>,
 }
 
 impl From<&ProgramRow> for ProgramSettings {
@@ -170,6 +171,7 @@ impl From<&ProgramRow> for ProgramSettings {
             title: p.title.clone(),
             description: p.description.clone(),
             pow_level: p.pow_level,
+            embed_origins: p.embed_origins.clone(),
         }
     }
 }
@@ -178,11 +180,11 @@ impl From<&ProgramRow> for ProgramSettings {
 pub async fn update(tx: &Transaction<'_>, program_id: Uuid, s: &ProgramSettings) -> Result<ProgramRow> {
     let sql = format!(
         "UPDATE programs SET signup_open = $2, access_enabled = $3, queue_cap = $4, hourly_cap = $5, seat_cap = $6, \
-         title = $7, description = $8, pow_level = $9, revision = revision + 1 WHERE id = $1 \
+         title = $7, description = $8, pow_level = $9, embed_origins = $10, revision = revision + 1 WHERE id = $1 \
          RETURNING {PROGRAM_COLUMNS}"
     );
     let stmt = tx.prepare_cached(&sql).await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
         &program_id,
         &s.signup_open,
         &s.access_enabled,
@@ -192,6 +194,7 @@ pub async fn update(tx: &Transaction<'_>, program_id: Uuid, s: &ProgramSettings)
         &s.title,
         &s.description,
         &s.pow_level.as_str(),
+        &s.embed_origins,
     ];
     let row = tx.query_one(&stmt, &params).await?;
     Ok(ProgramRow::from(&row))
@@ -253,6 +256,26 @@ pub async fn intake_hours(client: &impl GenericClient, program_id: Uuid) -> Resu
     Ok(client.query(&stmt, &[&program_id]).await?.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
+/// The program's entries of the last 48 UTC hours per source (`?ref=`) and hour:
+/// `(source, bucket_start, count)`, ordered by source then hour. Counted from the entries
+/// themselves (the hour counters do not know sources), so removed entries are not in it.
+pub async fn intake_sources(
+    client: &impl GenericClient,
+    program_id: Uuid,
+) -> Result<Vec<(Option<String>, DateTime<Utc>, i64)>> {
+    let stmt = client
+        .prepare_cached(
+            "SELECT source_ref, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, \
+                    count(*) \
+             FROM entries WHERE program_id = $1 \
+             AND created_at > date_trunc('hour', clock_timestamp() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' \
+                              - interval '48 hours' \
+             GROUP BY 1, 2 ORDER BY 1 NULLS LAST, 2",
+        )
+        .await?;
+    Ok(client.query(&stmt, &[&program_id]).await?.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+}
+
 /// Entries per state (states without entries are absent).
 pub async fn state_counts(client: &impl GenericClient, program_id: Uuid) -> Result<Vec<(EntryState, i64)>> {
     let stmt =
@@ -273,13 +296,14 @@ pub struct PublicRow {
     pub title: Option<String>,
     pub description: Option<String>,
     pub pow_level: PowLevel,
+    pub embed_origins: Vec<String>,
 }
 
 pub async fn public(client: &impl GenericClient, slug: &str) -> Result<Option<PublicRow>> {
     let stmt = client
         .prepare_cached(
             "SELECT p.signup_open, n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, \
-                    p.title, p.description, p.pow_level \
+                    p.title, p.description, p.pow_level, p.embed_origins \
              FROM programs p JOIN workspaces w ON w.id = p.workspace_id AND w.active \
              JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
              WHERE p.public_slug = $1",
@@ -300,6 +324,19 @@ pub async fn public(client: &impl GenericClient, slug: &str) -> Result<Option<Pu
             title: r.get(7),
             description: r.get(8),
             pow_level: r.get::<_, &str>(9).parse().expect("programs_pow_level constraint"),
+            embed_origins: r.get(10),
         }
     }))
+}
+
+/// The origins allowed to frame `slug`'s embedded form; `None` when the program is not
+/// public (unknown slug, inactive workspace or no notice), exactly as [`public`] decides.
+pub async fn embed_origins(client: &impl GenericClient, slug: &str) -> Result<Option<Vec<String>>> {
+    let stmt = client
+        .prepare_cached(
+            "SELECT p.embed_origins FROM programs p JOIN workspaces w ON w.id = p.workspace_id AND w.active \
+             WHERE p.public_slug = $1 AND p.current_notice_id IS NOT NULL",
+        )
+        .await?;
+    Ok(client.query_opt(&stmt, &[&slug]).await?.map(|r| r.get(0)))
 }

@@ -5,8 +5,14 @@
 //! a policy that allows nothing. Every response says `X-Content-Type-Options: nosniff` and
 //! `Referrer-Policy: same-origin`; production adds `Strict-Transport-Security`.
 //!
-//! Who may frame a page is a function of its path ([`frame_ancestors`]): nobody, today. The
-//! embeddable waitlist form (`/embed/waitlist/{slug}`) will answer its allowed origins there.
+//! Who may frame a page: nobody (`frame-ancestors 'none'` and `X-Frame-Options: DENY`),
+//! except the embeddable waitlist form (`/embed/waitlist/{slug}`, issue 15), whose handler
+//! attaches the program's allowed origins to its response as [`FrameAncestors`]; this
+//! middleware then writes `frame-ancestors` with exactly them (and no `X-Frame-Options`,
+//! which cannot name a list). An embed response without the extension — an unknown or
+//! unpublished program, no origins, a database failure — keeps `'none'`. The origins
+//! were parsed on the way in (`shared::edge::parse_embed_origin`): no character that
+//! could end the directive or the header can be among them.
 //!
 //! The policies are built once from the settings; a request only picks one by its path.
 
@@ -32,11 +38,17 @@ const CLERK_CHALLENGES: &str = "https://challenges.cloudflare.com";
 /// Where Clerk serves avatars and logos.
 const CLERK_IMAGES: &str = "https://img.clerk.com";
 
-/// Who may put the page at `path` in a frame, as a `frame-ancestors` source list.
-pub fn frame_ancestors(path: &str) -> &'static str {
-    // Every page today, the embeddable form included until it is built with its own list.
-    let _ = path;
-    "'none'"
+/// The origins a response may be framed by, set by the embed page's handler as a
+/// response extension. Only paths under `/embed/` honour it.
+#[derive(Debug, Clone)]
+pub struct FrameAncestors(pub Vec<String>);
+
+/// The `frame-ancestors` source list for a response at `path`.
+fn frame_ancestors(path: &str, allowed: Option<&FrameAncestors>) -> String {
+    match allowed {
+        Some(FrameAncestors(origins)) if path.starts_with("/embed/") && !origins.is_empty() => origins.join(" "),
+        _ => "'none'".to_owned(),
+    }
 }
 
 /// The headers, built once per server from its settings.
@@ -114,9 +126,9 @@ fn frontend_api_host(key: &str) -> Option<String> {
 }
 
 impl Policies {
-    fn apply(&self, path: &str, headers: &mut actix_web::http::header::HeaderMap) {
+    fn apply(&self, path: &str, allowed: Option<&FrameAncestors>, headers: &mut actix_web::http::header::HeaderMap) {
         let api = path == "/api" || path.starts_with("/api/");
-        let ancestors = if api { "'none'" } else { frame_ancestors(path) };
+        let ancestors = if api { "'none'".to_owned() } else { frame_ancestors(path, allowed) };
         let csp = if api {
             self.api.clone()
         } else {
@@ -172,7 +184,8 @@ where
         Box::pin(async move {
             let path = req.path().to_owned();
             let mut res = service.call(req).await?;
-            policies.apply(&path, res.headers_mut());
+            let allowed = res.response().extensions().get::<FrameAncestors>().cloned();
+            policies.apply(&path, allowed.as_ref(), res.headers_mut());
             Ok(res)
         })
     }
@@ -189,6 +202,15 @@ mod tests {
         assert_eq!(frontend_api_host(&key).as_deref(), Some("clerk.example.com"));
         assert_eq!(frontend_api_host("pk_test_bm90IGEgaG9zdA"), None, "no trailing $");
         assert_eq!(frontend_api_host("sk_test_abc"), None);
+    }
+
+    #[test]
+    fn only_the_embed_page_may_name_ancestors() {
+        let allowed = FrameAncestors(vec!["https://a.example".into(), "https://b.example:8443".into()]);
+        assert_eq!(frame_ancestors("/embed/waitlist/beta", Some(&allowed)), "https://a.example https://b.example:8443");
+        assert_eq!(frame_ancestors("/embed/waitlist/beta", None), "'none'");
+        assert_eq!(frame_ancestors("/embed/waitlist/beta", Some(&FrameAncestors(vec![]))), "'none'");
+        assert_eq!(frame_ancestors("/waitlist/beta", Some(&allowed)), "'none'");
     }
 
     #[test]

@@ -10,13 +10,21 @@
 //! (uptime monitors use it).
 
 use crate::assets::{Assets, Coding};
+use crate::db::programs;
+use crate::http::security_headers::FrameAncestors;
+use crate::state::AppState;
 use actix_web::http::header::{self, HeaderMap, HeaderValue};
 use actix_web::{guard, web, HttpRequest, HttpResponse, Route};
+use shared::Slug;
 use std::borrow::Cow;
 
 /// Client routes of the SPA (SPEC §8).
 const SHELL_ROUTES: &[&str] =
     &["/", "/sign-in", "/me", "/redeem", "/waitlist/{slug}", "/early-access/{slug}", "/owner", "/owner/{tail:.*}"];
+
+/// The embeddable signup form (issue 15): the same shell, framable by the program's
+/// allowed origins ([`FrameAncestors`]).
+const EMBED_ROUTE: &str = "/embed/waitlist/{slug}";
 
 const SHELL: &str = "index.html";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -27,6 +35,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, static_dir: Option<&str>) {
     for route in SHELL_ROUTES {
         cfg.route(route, get_or_head().to(shell));
     }
+    cfg.route(EMBED_ROUTE, get_or_head().to(embed_shell));
     cfg.route("/{file:.*}", get_or_head().to(file));
 }
 
@@ -42,6 +51,25 @@ async fn shell(req: HttpRequest, assets: web::Data<Assets>) -> HttpResponse {
             .content_type("text/plain; charset=utf-8")
             .body("The web app was not built into this server (run scripts/build-web, then rebuild)."),
     }
+}
+
+/// The shell for `/embed/waitlist/{slug}`, carrying the program's allowed framing
+/// origins for the security headers. Anything that is not a public program with origins
+/// (or a database failure) gets none: the page is then not framable at all.
+async fn embed_shell(req: HttpRequest, assets: web::Data<Assets>, state: web::Data<AppState>) -> HttpResponse {
+    let slug = req.match_info().get("slug").and_then(|s| Slug::parse(s).ok());
+    let origins = match slug {
+        Some(slug) => match state.pool.get().await {
+            Ok(client) => programs::embed_origins(&client, slug.as_str()).await.ok().flatten(),
+            Err(_) => None,
+        },
+        None => None,
+    };
+    let mut response = shell(req, assets).await;
+    if let Some(origins) = origins.filter(|o| !o.is_empty()) {
+        response.extensions_mut().insert(FrameAncestors(origins));
+    }
+    response
 }
 
 async fn file(req: HttpRequest, assets: web::Data<Assets>) -> HttpResponse {

@@ -31,6 +31,7 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
         title: p.title.clone(),
         description: p.description.clone(),
         proof_of_work: p.pow_level,
+        embed_origins: p.embed_origins.clone(),
         signup_open: p.signup_open,
         access_enabled: p.access_enabled,
         queue_cap: p.queue_cap,

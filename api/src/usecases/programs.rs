@@ -53,6 +53,8 @@ pub struct ProgramPatch {
     pub title: Option<Option<String>>,
     pub description: Option<Option<String>>,
     pub proof_of_work: Option<shared::api::PowLevel>,
+    /// Already parsed and deduplicated (`shared::edge::parse_embed_origins`).
+    pub embed_origins: Option<Vec<String>>,
 }
 
 /// Creates a closed program without notice or content, under the workspace lock.
@@ -104,6 +106,7 @@ pub async fn patch(
             title: change.title.clone().unwrap_or_else(|| before.title.clone()),
             description: change.description.clone().unwrap_or_else(|| before.description.clone()),
             pow_level: change.proof_of_work.unwrap_or(before.pow_level),
+            embed_origins: change.embed_origins.clone().unwrap_or_else(|| before.embed_origins.clone()),
         };
         let clerk_before = clerk_sync::get(o.tx, program.id).await?;
         let clerk_after = change.clerk.clone().unwrap_or_else(|| clerk_before.clone());
@@ -164,6 +167,10 @@ fn changes(before: &ProgramSettings, after: &ProgramSettings, revision: i64) -> 
     if before.pow_level != after.pow_level {
         details.push(("proofOfWork", Detail::Code(after.pow_level.as_str())));
     }
+    if before.embed_origins != after.embed_origins {
+        // How many, not which: the event stays free of text the owner typed.
+        details.push(("embedOrigins", Detail::Number(after.embed_origins.len() as i64)));
+    }
     details.push(("revision", Detail::Number(revision)));
     details
 }
@@ -172,9 +179,18 @@ fn changes(before: &ProgramSettings, after: &ProgramSettings, revision: i64) -> 
 /// state present). The owner check holds the workspace `FOR SHARE`; the counts are read
 /// without the program lock, so counting a large queue never stalls admissions.
 pub struct Stats {
-    pub intake_hours: Vec<(DateTime<Utc>, i64)>,
+    pub intake_hours: Hours,
     pub states: BTreeMap<EntryState, i64>,
+    /// Per source (`None`: no ref), its hours; most entries first, at most
+    /// [`INTAKE_SOURCES_MAX`].
+    pub intake_sources: Vec<(Option<String>, Hours)>,
 }
+
+/// Counts per UTC hour, oldest first.
+pub type Hours = Vec<(DateTime<Utc>, i64)>;
+
+/// Most sources the dashboard's split shows.
+pub const INTAKE_SOURCES_MAX: usize = 10;
 
 pub async fn stats(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<Stats, ProgramError> {
     let workspace_id = {
@@ -183,9 +199,19 @@ pub async fn stats(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<Stats
     };
     owner::on_workspace(pool, user_id, workspace_id, Strength::Share, async |w| {
         let intake_hours = programs::intake_hours(w.tx, program_id).await?;
+        let mut intake_sources: Vec<(Option<String>, Hours)> = Vec::new();
+        for (source, hour, count) in programs::intake_sources(w.tx, program_id).await? {
+            match intake_sources.last_mut() {
+                Some((last, hours)) if *last == source => hours.push((hour, count)),
+                _ => intake_sources.push((source, vec![(hour, count)])),
+            }
+        }
+        let total = |hours: &[(DateTime<Utc>, i64)]| hours.iter().map(|(_, c)| c).sum::<i64>();
+        intake_sources.sort_by_key(|(_, hours)| std::cmp::Reverse(total(hours)));
+        intake_sources.truncate(INTAKE_SOURCES_MAX);
         let mut states: BTreeMap<EntryState, i64> = EntryState::ALL.iter().map(|s| (*s, 0)).collect();
         states.extend(programs::state_counts(w.tx, program_id).await?);
-        Ok(Stats { intake_hours, states })
+        Ok(Stats { intake_hours, states, intake_sources })
     })
     .await
 }

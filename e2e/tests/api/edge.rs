@@ -226,3 +226,21 @@ async fn flagged_waiting_entries_are_declined_in_bulk_with_a_reason_code() {
     let again: DeclineFlaggedResponse = owner.post(&path, &request(10, "not_eligible")).await.expect(200);
     assert!(again.declined.is_empty());
 }
+
+#[tokio::test]
+async fn the_dashboard_splits_intake_by_source() {
+    let (app, owner, program) = open("beta").await;
+    for (email, source) in [("a1@example.com", "news"), ("a2@example.com", "news"), ("b1@example.com", "partner")] {
+        app.try_signup_with("beta", &with_ref(email, source)).await.assert(202);
+    }
+    app.signup("beta", "none@example.com").await;
+    app.try_signup_with("beta", &with_ref("bad@example.com", "Not A Ref!")).await.assert(202);
+
+    let stats: shared::api::ProgramStats = owner.get(&format!("/api/owner/programs/{program}/stats")).await.expect(200);
+    let split: Vec<(Option<&str>, i64)> =
+        stats.intake_sources.iter().map(|s| (s.source.as_deref(), s.hours.iter().map(|h| h.admitted).sum())).collect();
+    // Most entries first; a dropped ref counts as none.
+    assert_eq!(split, [(Some("news"), 2), (None, 2), (Some("partner"), 1)]);
+    let total: i64 = stats.intake_hours.iter().map(|h| h.admitted).sum();
+    assert_eq!(total, 5, "the split adds up to the intake");
+}

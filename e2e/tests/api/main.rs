@@ -18,6 +18,7 @@ mod content;
 mod draws;
 mod early_access;
 mod edge;
+mod embed;
 mod erasure;
 mod export;
 mod faults;

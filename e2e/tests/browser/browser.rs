@@ -346,6 +346,24 @@ impl Browser {
         console.iter().filter(|m| m.contains("Content Security Policy")).cloned().collect()
     }
 
+    /// Waits for the browser to refuse framing a page of `framed` (its `frame-ancestors`),
+    /// answers the refusal and takes it out of the console record: it is the outcome the
+    /// caller expects, not a fault of the page.
+    pub async fn expect_frame_refusal(&self, framed: &str) -> String {
+        let refusal = until("the browser to refuse the frame", || async {
+            self.drain_console().await;
+            let console = self.console.lock().unwrap();
+            let found = console.iter().find(|m| m.contains("frame-ancestors") && m.contains(framed)).cloned();
+            match found {
+                Some(m) => Ok(Some(m)),
+                None => Err(format!("The console so far: {console:#?}")),
+            }
+        })
+        .await;
+        self.console.lock().unwrap().retain(|m| !(m.contains("frame-ancestors") && m.contains(framed)));
+        refusal
+    }
+
     /// Console errors other than failed loads (the API's deliberate 404s log those), and
     /// every CSP violation whatever its level.
     pub async fn console_errors(&self) -> Vec<String> {

@@ -16,6 +16,7 @@ mod common;
 mod a11y;
 mod browser;
 mod cohort_journey;
+mod embed;
 mod flows;
 mod journey;
 mod public_pages;

@@ -19,9 +19,35 @@ pub fn Activity(id: Uuid) -> impl IntoView {
         Ok(s) => {
             let states =
                 EntryState::ALL.iter().map(|k| (k.to_string(), s.states.get(k).copied().unwrap_or(0))).collect();
+            // Split by source (issue 15): one chart at a time, chosen by `?ref=` source.
+            let all = last_day(&s.intake_hours);
+            let per_source: Vec<(String, Vec<i64>)> = s
+                .intake_sources
+                .iter()
+                .map(|src| (src.source.clone().unwrap_or_default(), last_day(&src.hours)))
+                .collect();
+            let choice = RwSignal::new(None::<usize>);
+            let options = per_source.clone();
+            let counts = move || match choice.get() {
+                Some(i) => per_source.get(i).map(|(_, c)| c.clone()).unwrap_or_default(),
+                None => all.clone(),
+            };
+            let split = (!options.is_empty()).then(|| {
+                view! {
+                    <label for=format!("intake-source-{id}") class="small">"Source (ref)"</label>
+                    <select id=format!("intake-source-{id}") on:change=move |ev| choice.set(event_target_value(&ev).parse().ok())>
+                        <option value="">"All sources"</option>
+                        {options.iter().enumerate().map(|(i, (name, _))| {
+                            let text = if name.is_empty() { "No ref".to_owned() } else { name.clone() };
+                            view! { <option value=i.to_string()>{text}</option> }
+                        }).collect_view()}
+                    </select>
+                }
+            });
             view! {
                 <p class="chart-title">"Sign-ups per hour (UTC)"</p>
-                <IntakeChart counts=last_day(&s.intake_hours)/>
+                {split}
+                {move || view! { <IntakeChart counts=counts()/> }}
                 <p class="chart-title">"Entries by state"</p>
                 <Funnel states/>
             }

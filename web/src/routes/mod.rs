@@ -1,6 +1,7 @@
 //! One module per page, named after its path (SPEC §8).
 
 pub mod early_access;
+pub mod embed;
 pub mod home;
 pub mod me;
 pub mod not_found;

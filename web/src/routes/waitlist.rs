@@ -60,8 +60,8 @@ enum Outcome {
 }
 
 #[component]
-fn SignupForm(program: PublicProgram) -> impl IntoView {
-    let PublicProgram { slug, title, description, signup_open, notice, proof_of_work } = program;
+pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
+    let PublicProgram { slug, title, description, signup_open, notice, proof_of_work, embed_origins: _ } = program;
     let email = RwSignal::new(String::new());
     let agreed = RwSignal::new(false);
     let outcome = RwSignal::new(Outcome::Idle);

@@ -12,7 +12,9 @@ use crate::state::AppState;
 use crate::time::rfc3339;
 use crate::usecases::programs::{self, ProgramPatch};
 use actix_web::{get, patch, post, web, HttpResponse};
-use shared::api::{CreateProgramRequest, IntakeHour, PatchProgramRequest, Program, ProgramListQuery, ProgramStats};
+use shared::api::{
+    CreateProgramRequest, IntakeHour, IntakeSource, PatchProgramRequest, Program, ProgramListQuery, ProgramStats,
+};
 use shared::clerk_sync::{organization_id_ok, role_ok, ClerkSyncSetting};
 use shared::{ErrorCode, Slug};
 use uuid::Uuid;
@@ -68,10 +70,17 @@ fn clerk_setting(body: ClerkSyncSetting) -> Result<Option<ClerkSync>> {
         .then_some(ClerkSync { public_metadata: body.public_metadata, organization }))
 }
 
-impl TryFrom<PatchProgramRequest> for ProgramPatch {
-    type Error = ApiError;
-
-    fn try_from(body: PatchProgramRequest) -> Result<Self> {
+impl ProgramPatch {
+    /// The request body as bounded values; `http` embed origins are accepted only at
+    /// loopback addresses and never in production (`allow_http_loopback`).
+    fn from_request(body: PatchProgramRequest, allow_http_loopback: bool) -> Result<Self> {
+        let embed_origins = body
+            .embed_origins
+            .map(|origins| {
+                shared::edge::parse_embed_origins(&origins, allow_http_loopback)
+                    .ok_or(ApiError::BadRequest(ErrorCode::InvalidEmbedOrigins))
+            })
+            .transpose()?;
         Ok(ProgramPatch {
             expected_revision: body.expected_revision,
             signup_open: body.signup_open,
@@ -83,6 +92,7 @@ impl TryFrom<PatchProgramRequest> for ProgramPatch {
             title: body.title.map(|t| optional_text(t, 80, ErrorCode::InvalidTitle)).transpose()?,
             description: body.description.map(|d| optional_text(d, 500, ErrorCode::InvalidDescription)).transpose()?,
             proof_of_work: body.proof_of_work,
+            embed_origins,
         })
     }
 }
@@ -132,6 +142,7 @@ async fn read(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>)
 /// Lowering the queue or hour cap keeps every existing entry.
 #[utoipa::path(operation_id = "updateProgram", request_body = PatchProgramRequest, responses(
     (status = 200, description = "The program after the change.", body = Program),
+    (status = 400, description = "A value out of bounds (`invalid_cap`, `invalid_title`, `invalid_description`, `invalid_embed_origins`, …)."),
     (status = 409, description = "Stale revision, no notice to open with, no content to enable, or a seat cap below seats in use."),
 ))]
 #[patch("/owner/programs/{id}")]
@@ -141,7 +152,8 @@ async fn patch(
     id: web::Path<Uuid>,
     body: web::Json<PatchProgramRequest>,
 ) -> Result<HttpResponse> {
-    let change = ProgramPatch::try_from(body.into_inner())?;
+    let loopback = state.settings.app_env != crate::config::AppEnv::Production;
+    let change = ProgramPatch::from_request(body.into_inner(), loopback)?;
     let program = programs::patch(&state.pool, &session.user_id, *id, change).await?;
     Ok(HttpResponse::Ok().json(views::program(&program)))
 }
@@ -161,5 +173,16 @@ async fn stats(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>
             .map(|(at, admitted)| IntakeHour { bucket_start: rfc3339(at), admitted })
             .collect(),
         states: stats.states,
+        intake_sources: stats
+            .intake_sources
+            .into_iter()
+            .map(|(source, hours)| IntakeSource {
+                source,
+                hours: hours
+                    .into_iter()
+                    .map(|(at, admitted)| IntakeHour { bucket_start: rfc3339(at), admitted })
+                    .collect(),
+            })
+            .collect(),
     }))
 }

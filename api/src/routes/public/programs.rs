@@ -27,5 +27,6 @@ async fn read(state: web::Data<AppState>, slug: web::Path<Slug>) -> Result<HttpR
         signup_open: p.signup_open,
         notice: views::notice(&p.notice),
         proof_of_work: p.pow_level,
+        embed_origins: p.embed_origins,
     }))
 }

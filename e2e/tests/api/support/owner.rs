@@ -55,6 +55,7 @@ pub fn changes() -> PatchProgramRequest {
         title: None,
         description: None,
         proof_of_work: None,
+        embed_origins: None,
     }
 }
 

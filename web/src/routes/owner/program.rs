@@ -9,7 +9,7 @@ use shared::api::{PatchProgramRequest, Program};
 
 use crate::api::{self, ApiError};
 use crate::components::chart::{Activity, Usage};
-use crate::components::edge::PresentationForm;
+use crate::components::edge::{EmbedForm, PresentationForm};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
@@ -72,6 +72,7 @@ fn Overview(
         title: None,
         description: None,
         proof_of_work: None,
+        embed_origins: None,
         seat_cap: None,
         clerk: None,
     };
@@ -89,6 +90,7 @@ fn Overview(
     let caps = [("Queue cap", p.queue_cap), ("Sign-ups per hour", p.hourly_cap), ("Seats", p.seat_cap)]
         .map(|(l, v)| (l, RwSignal::new(v.to_string())));
     let presentation_blank = blank.clone();
+    let embed_blank = blank.clone();
     let save_caps = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let [q, h, s] = caps.map(|(_, v)| v.get_untracked().trim().parse::<i32>().ok());
@@ -139,5 +141,6 @@ fn Overview(
             <button type="submit" disabled=move || pending.get()>"Save caps"</button>
         </form>
         <PresentationForm p=p.clone() blank=presentation_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
+        <EmbedForm p=p.clone() blank=embed_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
     }
 }

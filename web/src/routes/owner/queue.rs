@@ -8,7 +8,10 @@ use std::collections::BTreeSet;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
-use shared::api::{EntryPage, EntrySearch, EntrySummary, Program};
+use shared::api::{
+    DeclineFlaggedRequest, DeclineFlaggedResponse, EntryFlag, EntryPage, EntrySearch, EntrySummary, Program,
+    DECLINE_FLAGGED_MAX, DECLINE_REASONS,
+};
 use shared::EntryState;
 use uuid::Uuid;
 
@@ -41,21 +44,34 @@ pub fn Queue() -> impl IntoView {
     }
 }
 
+/// The queue's filters as the owner applied them.
+#[derive(Clone, Default, PartialEq)]
+struct Filters {
+    state: String,
+    q: String,
+    /// `?ref=` source (issue 15).
+    source: String,
+    /// `disposable_domain` or `possible_duplicate` (issue 15).
+    flag: String,
+}
+
 /// One page of the queue. Plain paging is a GET; a search by email fragment is a POST
 /// to `…/entries/search`, so the fragment never travels in a URL.
-async fn load_page(id: Uuid, state: String, q: String, cursor: Option<String>) -> Result<EntryPage, ApiError> {
-    let state = (!state.is_empty()).then_some(state);
+async fn load_page(id: Uuid, f: Filters, cursor: Option<String>) -> Result<EntryPage, ApiError> {
+    let some = |v: String| (!v.is_empty()).then_some(v);
+    let Filters { state, q, source, flag } = f;
+    let (state, source, flag) = (some(state), some(source), some(flag));
     if q.is_empty() {
         let enc = |v: &str| String::from(js_sys::encode_uri_component(v));
         let mut url = format!("/api/owner/programs/{id}/entries?limit={PAGE_SIZE}");
-        for (key, value) in [("state", state), ("cursor", cursor)] {
+        for (key, value) in [("state", state), ("cursor", cursor), ("ref", source), ("flag", flag)] {
             if let Some(value) = value {
                 url.push_str(&format!("&{key}={}", enc(&value)));
             }
         }
         api::get::<EntryPage>(url).await
     } else {
-        let search = EntrySearch { state, cursor, limit: Some(PAGE_SIZE), q: Some(q), source: None, flag: None };
+        let search = EntrySearch { state, cursor, limit: Some(PAGE_SIZE), q: Some(q), source, flag };
         api::post::<_, EntryPage>(format!("/api/owner/programs/{id}/entries/search"), &search).await
     }
 }
@@ -65,13 +81,12 @@ fn QueueView(p: Program) -> impl IntoView {
     let id = p.id;
     let state = RwSignal::new(String::new());
     let search = RwSignal::new(String::new());
-    let applied = RwSignal::new((String::new(), String::new()));
+    let source = RwSignal::new(String::new());
+    let flag = RwSignal::new(String::new());
+    let applied = RwSignal::new(Filters::default());
     let cursors = Cursors::new();
     let selected = RwSignal::new(BTreeSet::<Uuid>::new());
-    let page = LocalResource::new(move || {
-        let (state, q) = applied.get();
-        load_page(id, state, q, cursors.current())
-    });
+    let page = LocalResource::new(move || load_page(id, applied.get(), cursors.current()));
     Effect::new(move || {
         cursors.0.track();
         applied.track();
@@ -80,7 +95,12 @@ fn QueueView(p: Program) -> impl IntoView {
     let apply = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         cursors.reset();
-        applied.set((state.get_untracked(), search.get_untracked().trim().to_owned()));
+        applied.set(Filters {
+            state: state.get_untracked(),
+            q: search.get_untracked().trim().to_owned(),
+            source: source.get_untracked().trim().to_owned(),
+            flag: flag.get_untracked(),
+        });
     };
     let export_error = RwSignal::new(None::<ApiError>);
     let slug = p.slug.clone();
@@ -102,6 +122,18 @@ fn QueueView(p: Program) -> impl IntoView {
                     {EntryState::ALL.iter().map(|s| view! { <option value=s.as_str()>{label(s.as_str())}</option> }).collect_view()}
                 </select>
             </div>
+            <div>
+                <label for="queue-flag">"Flag"</label>
+                <select id="queue-flag" on:change=move |ev| flag.set(event_target_value(&ev))>
+                    <option value="">"Any"</option>
+                    {EntryFlag::ALL.iter().map(|f| view! { <option value=f.as_str()>{flag_label(*f)}</option> }).collect_view()}
+                </select>
+            </div>
+            <div>
+                <label for="queue-ref">"Source (ref)"</label>
+                <input id="queue-ref" type="text" autocomplete="off" spellcheck="false" maxlength="40" size="12"
+                    prop:value=move || source.get() on:input=move |ev| source.set(event_target_value(&ev))/>
+            </div>
             <div class="grow">
                 <label for="queue-search">"Email contains"</label>
                 <input id="queue-search" type="search" autocomplete="off" spellcheck="false" maxlength="254"
@@ -113,6 +145,7 @@ fn QueueView(p: Program) -> impl IntoView {
         {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
         <SelectNext program_id=id done=Callback::new(move |()| page.refetch())/>
         <BulkActions program_id=id slug=p.slug.clone() max_days=p.max_invite_days selected done=Callback::new(move |()| page.refetch())/>
+        <DeclineFlagged program_id=id done=Callback::new(move |()| page.refetch())/>
         {loaded(page, move |r| match r {
                     Ok(pg) if pg.entries.is_empty() => view! {
                         <Empty><p>"No entries match."</p></Empty>
@@ -149,6 +182,8 @@ fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSe
                     <td><StateBadge state=e.state.as_str()/></td>
                     <td class="nowrap joined">{time(&e.created_at)}</td>
                     <td class="hide-narrow">{format!("v{}", e.notice_version)}</td>
+                    <td class="flags">{e.flags.iter().map(|f| view! { <span class="badge flag">{flag_label(*f)}</span> " " }).collect_view()}
+                        {e.source.map(|s| view! { <span class="muted small">{format!("ref: {s}")}</span> })}</td>
                 </tr>
             }
         })
@@ -164,6 +199,7 @@ fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSe
                         <th scope="col">"State"</th>
                         <th scope="col">"Joined"</th>
                         <th scope="col" class="hide-narrow">"Notice"</th>
+                        <th scope="col">"Flags"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
@@ -177,5 +213,75 @@ fn toggle(set: &mut BTreeSet<Uuid>, id: Uuid, on: bool) {
         set.insert(id);
     } else {
         set.remove(&id);
+    }
+}
+
+/// What the owner reads for a flag.
+fn flag_label(flag: EntryFlag) -> &'static str {
+    match flag {
+        EntryFlag::DisposableDomain => "Disposable domain",
+        EntryFlag::PossibleDuplicate => "Possible duplicate",
+    }
+}
+
+/// Declines the first N waiting entries carrying a flag, in queue order, with one reason
+/// (issue 15): `POST …/entries/decline-flagged`.
+#[component]
+fn DeclineFlagged(program_id: Uuid, done: Callback<()>) -> impl IntoView {
+    let flag = RwSignal::new(EntryFlag::DisposableDomain);
+    let count = RwSignal::new("50".to_owned());
+    let reason = RwSignal::new(String::new());
+    let pending = RwSignal::new(false);
+    let outcome = RwSignal::new(None::<Result<usize, ApiError>>);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let Ok(n) = count.get_untracked().trim().parse::<i32>() else { return };
+        let body = DeclineFlaggedRequest { flag: flag.get_untracked(), count: n, reason_code: reason.get_untracked() };
+        pending.set(true);
+        spawn_local(async move {
+            let url = format!("/api/owner/programs/{program_id}/entries/decline-flagged");
+            let result = api::post::<_, DeclineFlaggedResponse>(url, &body).await.map(|r| r.declined.len());
+            pending.set(false);
+            if result.is_ok() {
+                done.run(());
+            }
+            outcome.set(Some(result));
+        });
+    };
+    view! {
+        <details class="card">
+            <summary>"Decline flagged entries"</summary>
+            <form class="form" method="post" on:submit=submit>
+                <p class="muted small">"Declines waiting entries that carry the flag, oldest first. Applicants are not told why; the reason goes to the audit trail."</p>
+                <div class="fields">
+                    <div>
+                        <label for="decline-flag">"Flag"</label>
+                        <select id="decline-flag" on:change=move |ev| {
+                            if let Ok(f) = event_target_value(&ev).parse() { flag.set(f) }
+                        }>
+                            {EntryFlag::ALL.iter().map(|f| view! { <option value=f.as_str()>{flag_label(*f)}</option> }).collect_view()}
+                        </select>
+                    </div>
+                    <div>
+                        <label for="decline-count">"At most"</label>
+                        <input id="decline-count" type="number" min="1" max=DECLINE_FLAGGED_MAX inputmode="numeric"
+                            prop:value=move || count.get() on:input=move |ev| count.set(event_target_value(&ev))/>
+                    </div>
+                    <div>
+                        <label for="decline-reason">"Reason"</label>
+                        <select id="decline-reason" on:change=move |ev| reason.set(event_target_value(&ev))>
+                            <option value="">"Choose a reason…"</option>
+                            {DECLINE_REASONS.iter().map(|o| view! { <option value=*o>{label(o)}</option> }).collect_view()}
+                        </select>
+                    </div>
+                </div>
+                <button type="submit" class="danger" disabled=move || pending.get() || reason.get().is_empty()>"Decline flagged"</button>
+                <p role="status" aria-live="polite">{move || match outcome.get() {
+                    Some(Ok(n)) => format!("{n} declined."),
+                    _ => String::new(),
+                }}</p>
+                {move || outcome.get().and_then(Result::err).map(|err| view! { <ErrorNotice err/> })}
+            </form>
+        </details>
     }
 }

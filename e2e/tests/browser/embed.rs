@@ -1,0 +1,223 @@
+//! The embeddable form (issue 15, item 2) in a real Chromium: `embed.js` on a page of a
+//! second loopback origin that the owner allowed inserts the frame, the frame reports its
+//! height and the iframe follows it, and an applicant signs up inside it — with the
+//! program's proof of work at `normal`, solved by the page's worker — with no CSP
+//! violation anywhere. On a third origin that is not allowed, the browser refuses to
+//! frame the form (the page's `frame-ancestors`), and nothing reaches the parent.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::browser::Browser;
+use crate::stack::{in_browser, Stack};
+
+const OWNER: &str = "olive.owner@example.com";
+const APPLICANT: &str = "emma.embedded@example.com";
+const SLUG: &str = "aurora-beta";
+const TITLE: &str = "Aurora beta";
+const PURPOSE: &str = "Early access to the Aurora beta: we invite people in small groups and explain how to start.";
+const CONTACT: &str = "Questions about this list: privacy@aurora.example, or write to Aurora Labs, 1 Quay Street.";
+const RETENTION: &str = "We keep your address until the beta ends and delete it at the latest 90 days after that.";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_form_embeds_on_an_allowed_site_and_is_refused_elsewhere() {
+    in_browser(|stack, b| Box::pin(embedded(stack, b))).await;
+}
+
+/// An owner's landing page on `ip` (a loopback address), pasting the snippet; answers
+/// its origin. Every path gets the same page.
+async fn landing_page(ip: &str, vestibule: &str) -> String {
+    let listener = TcpListener::bind((ip, 0)).await.expect("a loopback port");
+    let origin = format!("http://{ip}:{}", listener.local_addr().unwrap().port());
+    let html = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Aurora</title></head><body>\
+         <h1>Aurora, a landing page</h1><p>Join below.</p>\
+         <script src=\"{vestibule}/embed.js\" data-program=\"{SLUG}\" data-ref=\"landing\" async></script>\
+         <p id=\"after\">Below the form.</p></body></html>"
+    );
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else { return };
+            let html = html.clone();
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
+                     Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+                    html.len()
+                );
+                let _ = socket.write_all(head.as_bytes()).await;
+                let _ = socket.write_all(html.as_bytes()).await;
+            });
+        }
+    });
+    origin
+}
+
+async fn arrange_program(
+    stack: &Stack,
+    owner: &crate::common::clerk::User,
+    workspace: uuid::Uuid,
+    allowed: &str,
+) -> String {
+    let body = json!({"workspaceId": workspace, "slug": SLUG, "purpose": PURPOSE, "queueCap": 100,
+        "hourlyCap": 100, "seatCap": 100, "maxInviteDays": 14});
+    let program = stack.call(owner, Method::POST, "/api/owner/programs", body).await;
+    let id = program["id"].as_str().unwrap().to_owned();
+    assert_eq!(program["proofOfWork"], "normal", "new programs ask for proof of work");
+    let notice = json!({"purpose": PURPOSE, "contactText": CONTACT, "retentionText": RETENTION});
+    stack.call(owner, Method::POST, &format!("/api/owner/programs/{id}/notices"), notice).await;
+    let current = stack.call(owner, Method::GET, &format!("/api/owner/programs/{id}"), json!(null)).await;
+    let patch = json!({"expectedRevision": current["revision"], "signupOpen": true, "title": TITLE,
+        "embedOrigins": [allowed]});
+    let p = stack.call(owner, Method::PATCH, &format!("/api/owner/programs/{id}"), patch).await;
+    assert_eq!(p["embedOrigins"], json!([allowed]));
+    id
+}
+
+/// The iframe's CSS height on the parent page, as `style.height` says it.
+async fn frame_height(b: &Browser) -> String {
+    let r = b
+        .driver
+        .execute(
+            "var f = document.querySelector('iframe[data-vestibule-embed]'); return f ? f.style.height : ''",
+            Vec::new(),
+        )
+        .await;
+    r.map(|v| v.json().as_str().unwrap_or_default().to_owned()).unwrap_or_default()
+}
+
+async fn embedded(stack: &Stack, b: &Browser) {
+    let allowed = landing_page("127.0.0.2", &stack.base).await;
+    let refused = landing_page("127.0.0.3", &stack.base).await;
+    let (owner, workspace) = stack.owner(OWNER).await;
+    let program = arrange_program(stack, &owner, workspace, &allowed).await;
+
+    // The allowed site: the frame appears where the snippet is and takes its content's
+    // height (the loader starts it at 32rem = 512px).
+    b.driver.goto(format!("{allowed}/")).await.expect("the landing page");
+    b.wait_text("Aurora, a landing page").await;
+    b.element("iframe[data-vestibule-embed]").await;
+    let mut height = String::new();
+    for _ in 0..300 {
+        height = frame_height(b).await;
+        if height.ends_with("px") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(height.ends_with("px"), "the frame reported its height to the parent (style.height = {height:?})");
+    let first: f64 = height.trim_end_matches("px").parse().unwrap();
+    assert!(first > 200.0, "a plausible form height: {first}");
+
+    // Inside the frame: the program's title, its notice, and the form.
+    b.driver.enter_frame(0).await.expect("into the frame");
+    b.wait_text(TITLE).await;
+    b.wait_text(PURPOSE).await;
+    b.fill("#signup-email", APPLICANT).await;
+    b.tick("#signup-permission").await;
+    b.click_button("Join the waitlist").await;
+    b.wait_text("your request was received").await;
+    b.driver.enter_default_frame().await.expect("back to the landing page");
+    // The confirmation is shorter than the form: the frame follows.
+    let mut after = height.clone();
+    for _ in 0..100 {
+        after = frame_height(b).await;
+        if after != height {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_ne!(after, height, "the frame resized after the signup");
+
+    // The entry exists, with the loader's ref, admitted with a solved challenge.
+    let page: Value = stack
+        .call(&owner, Method::GET, &format!("/api/owner/programs/{program}/entries?ref=landing"), json!(null))
+        .await;
+    let entries = page["entries"].as_array().expect("entries");
+    assert_eq!(entries.len(), 1, "{page}");
+    assert_eq!(entries[0]["email"], APPLICANT);
+    assert_eq!(entries[0]["ref"], "landing");
+    assert_eq!(b.csp_violations().await, Vec::<String>::new(), "no CSP violation on the allowed site");
+
+    // A site that is not allowed: the loader inserts the frame, the browser refuses it.
+    b.driver.goto(format!("{refused}/")).await.expect("the other landing page");
+    b.wait_text("Aurora, a landing page").await;
+    b.element("iframe[data-vestibule-embed]").await;
+    let refusal = b.expect_frame_refusal(&stack.base).await;
+    assert!(refusal.contains(&allowed), "the refusal names the allowed origin only: {refusal}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(frame_height(b).await, "32rem", "nothing was posted to a site that is not allowed");
+    let page: Value =
+        stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}/entries"), json!(null)).await;
+    assert_eq!(page["entries"].as_array().map(Vec::len), Some(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_waitlist_form_solves_its_proof_of_work_in_the_browser() {
+    in_browser(|stack, b| Box::pin(proof_of_work(stack, b))).await;
+}
+
+/// Runs the page's solver (`/pow-worker.js`) on a fresh challenge of `slug` and answers
+/// the milliseconds it reports.
+async fn solve_once(b: &Browser, slug: &str) -> u64 {
+    let js = format!(
+        "const done = arguments[arguments.length - 1];\
+         const w = new Worker('/pow-worker.js');\
+         w.onmessage = (e) => {{ w.terminate(); done(e.data.error ? -1 : e.data.took); }};\
+         w.postMessage({{url: '/api/public/programs/{slug}/challenge'}});"
+    );
+    let took = b.driver.execute_async(&js, Vec::new()).await.expect("the solver ran").json().as_i64().unwrap_or(-1);
+    assert!(took >= 0, "the worker solved the challenge");
+    took as u64
+}
+
+async fn proof_of_work(stack: &Stack, b: &Browser) {
+    let (owner, workspace) = stack.owner(OWNER).await;
+    // `normal` is the default; the embed origin is irrelevant here.
+    let program = arrange_program(stack, &owner, workspace, "https://www.example.com").await;
+
+    // The public form at `normal`: the applicant types, the worker solves, the signup
+    // carries the solution and is received.
+    b.open(&format!("/waitlist/{SLUG}")).await;
+    b.wait_text(PURPOSE).await;
+    b.fill("#signup-email", APPLICANT).await;
+    b.tick("#signup-permission").await;
+    b.click_button("Join the waitlist").await;
+    b.wait_text("your request was received").await;
+    let page: Value =
+        stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}/entries"), json!(null)).await;
+    assert_eq!(page["entries"].as_array().map(Vec::len), Some(1), "{page}");
+    // Another applicant on a fresh page: a fresh challenge (a solution admits once).
+    b.open(&format!("/waitlist/{SLUG}")).await;
+    b.fill("#signup-email", "second.person@example.com").await;
+    b.tick("#signup-permission").await;
+    b.click_button("Join the waitlist").await;
+    b.wait_text("your request was received").await;
+
+    // The time to solve in headless Chromium, at `normal` and `strict` (BENCHMARKS.md).
+    let mut report = Vec::new();
+    for level in ["normal", "strict"] {
+        let current = stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}"), json!(null)).await;
+        let patch = json!({"expectedRevision": current["revision"], "proofOfWork": level});
+        stack.call(&owner, Method::PATCH, &format!("/api/owner/programs/{program}"), patch).await;
+        let mut times = Vec::new();
+        for _ in 0..5 {
+            times.push(solve_once(b, SLUG).await);
+        }
+        times.sort_unstable();
+        report.push(format!("{level}: median {} ms, max {} ms over {times:?}", times[2], times[4]));
+    }
+    eprintln!("proof of work, time to solve in headless Chromium: {}", report.join("; "));
+}

@@ -1,0 +1,90 @@
+//! `/embed/waitlist/:slug`: the signup form alone, for a frame on the owner's own page
+//! (issue 15, `web/embed.js` inserts it). The server lets only the program's allowed
+//! origins frame it (`frame-ancestors`); this page tells its parent its height, and only
+//! a parent whose origin is one of them: the target origin of every `postMessage` is that
+//! exact origin, so a page that is not it never receives anything. The parent's origin is
+//! the `?parent=` that `embed.js` adds (checked against the list), else the browser's
+//! `location.ancestorOrigins`. Signups are same-origin with the API (unchanged guard).
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+use shared::api::PublicProgram;
+use shared::Slug;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::api::{self, ApiError};
+use crate::components::set_title;
+use crate::components::status::{loaded, ErrorNotice};
+use crate::routes::waitlist::SignupForm;
+
+#[component]
+pub fn Embed() -> impl IntoView {
+    set_title("Join a waitlist");
+    let params = use_params_map();
+    let program = LocalResource::new(move || {
+        let slug = params.read().get("slug").unwrap_or_default();
+        async move {
+            Slug::parse(&slug).map_err(|_| ApiError::not_found())?;
+            api::get_public::<PublicProgram>(&format!("/api/public/programs/{slug}")).await
+        }
+    });
+    view! {
+        {loaded(program, move |r| match r {
+            Ok(p) => {
+                if let Some(parent) = parent_origin(&p.embed_origins) {
+                    report_height(parent);
+                }
+                view! { <SignupForm program=p/> }.into_any()
+            }
+            Err(e) if e.status == 404 => view! {
+                <div class="card"><h1>"This waitlist is not available"</h1></div>
+            }.into_any(),
+            Err(e) => view! { <h1>"Join the waitlist"</h1><ErrorNotice err=e/> }.into_any(),
+        })}
+    }
+}
+
+/// The parent's origin, if it is one the owner allowed.
+fn parent_origin(allowed: &[String]) -> Option<String> {
+    let location = window().location();
+    let from_query = location
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("parent"))
+        .and_then(|p| shared::edge::parse_embed_origin(&p, true));
+    let from_browser = js_sys::Reflect::get(&location, &"ancestorOrigins".into())
+        .ok()
+        .and_then(|list| js_sys::Reflect::get(&list, &0.into()).ok())
+        .and_then(|o| o.as_string());
+    [from_query, from_browser].into_iter().flatten().find(|o| allowed.contains(o))
+}
+
+/// Posts the content's height to `parent` now and whenever it changes. The body's, not
+/// the document's: the document is never shorter than the frame, so the frame could
+/// grow but never shrink.
+fn report_height(parent: String) {
+    let Some(body) = document().body() else { return };
+    let last = std::rc::Rc::new(std::cell::Cell::new(0));
+    let post = move || {
+        let Some(body) = document().body() else { return };
+        let height = body.scroll_height();
+        if height == last.get() {
+            return;
+        }
+        last.set(height);
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"type".into(), &"vestibule:height".into());
+        let _ = js_sys::Reflect::set(&message, &"height".into(), &height.into());
+        if let Ok(Some(top)) = window().parent() {
+            let _ = top.post_message(&message, &parent);
+        }
+    };
+    let callback = Closure::<dyn FnMut()>::new(post);
+    if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+        observer.observe(&body);
+    }
+    // Lives as long as the page (one per load).
+    callback.forget();
+}
