@@ -45,36 +45,129 @@ pub async fn get(tx: &Transaction<'_>, program_id: Uuid) -> Result<Option<ClerkS
     }))
 }
 
-/// A grant as the handler needs it, with its program's slug and current setting.
+/// A grant as the handler needs it: its state, its program's slug and current setting,
+/// and what has been put into Clerk for it (the ledger row, V32).
 #[derive(Debug, Clone)]
 pub struct GrantTarget {
-    pub clerk_user_id: String,
+    /// `None` once redaction has replaced it (the ledger keeps it while it is needed).
+    pub clerk_user_id: Option<String>,
     pub active: bool,
     pub slug: String,
     pub setting: Option<ClerkSync>,
-    /// Whether the user holds another active grant in a program synced to the same org.
-    pub org_still_granted: bool,
+    pub synced: Option<Synced>,
+}
+
+/// A ledger row: the user and the setting the grant was synced with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Synced {
+    pub clerk_user_id: String,
+    pub public_metadata: bool,
+    /// (organization id, role).
+    pub organization: Option<(String, String)>,
+}
+
+/// The ledger columns from `at` on, when the (left-joined) row is there.
+fn synced(r: &tokio_postgres::Row, at: usize) -> Option<Synced> {
+    r.get::<_, Option<String>>(at).map(|clerk_user_id| Synced {
+        clerk_user_id,
+        public_metadata: r.get::<_, Option<bool>>(at + 1).unwrap_or(false),
+        organization: r.get::<_, Option<String>>(at + 2).zip(r.get::<_, Option<String>>(at + 3)),
+    })
 }
 
 pub async fn grant_target(client: &impl GenericClient, grant_id: Uuid) -> Result<Option<GrantTarget>> {
     let stmt = client
         .prepare_cached(
             "SELECT g.clerk_user_id, g.active, p.public_slug, cs.public_metadata, cs.organization_id, \
-               cs.organization_role, EXISTS (SELECT 1 FROM grants g2 JOIN program_clerk_sync cs2 \
-                 ON cs2.program_id = g2.program_id WHERE g2.clerk_user_id = g.clerk_user_id AND g2.active \
-                 AND g2.id <> g.id AND cs2.organization_id = cs.organization_id) \
+               cs.organization_role, s.clerk_user_id, s.public_metadata, s.organization_id, s.organization_role \
              FROM grants g JOIN programs p ON p.id = g.program_id \
-             LEFT JOIN program_clerk_sync cs ON cs.program_id = g.program_id WHERE g.id = $1",
+             LEFT JOIN program_clerk_sync cs ON cs.program_id = g.program_id \
+             LEFT JOIN clerk_sync_grants s ON s.grant_id = g.id WHERE g.id = $1",
         )
         .await?;
-    Ok(client.query_opt(&stmt, &[&grant_id]).await?.map(|r| GrantTarget {
-        clerk_user_id: r.get(0),
-        active: r.get(1),
-        slug: r.get(2),
-        setting: r.get::<_, Option<bool>>(3).map(|public_metadata| ClerkSync {
-            public_metadata,
-            organization: r.get::<_, Option<String>>(4).zip(r.get::<_, Option<String>>(5)),
-        }),
-        org_still_granted: r.get::<_, Option<bool>>(6).unwrap_or(false),
+    Ok(client.query_opt(&stmt, &[&grant_id]).await?.map(|r| {
+        let user: String = r.get(0);
+        GrantTarget {
+            clerk_user_id: (!user.starts_with("redacted_")).then_some(user),
+            active: r.get(1),
+            slug: r.get(2),
+            setting: r.get::<_, Option<bool>>(3).map(|public_metadata| ClerkSync {
+                public_metadata,
+                organization: r.get::<_, Option<String>>(4).zip(r.get::<_, Option<String>>(5)),
+            }),
+            synced: synced(&r, 6),
+        }
     }))
+}
+
+/// Writes the grant's ledger row unless it has one, and answers the row: the first
+/// delivery pins the setting the grant is synced with, so putting and removing agree.
+pub async fn pin(client: &impl GenericClient, grant_id: Uuid, row: &Synced) -> Result<Synced> {
+    let (org, role) = row.organization.clone().unzip();
+    let insert = client
+        .prepare_cached(
+            "INSERT INTO clerk_sync_grants (grant_id, clerk_user_id, public_metadata, organization_id, \
+             organization_role) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (grant_id) DO NOTHING",
+        )
+        .await?;
+    client.execute(&insert, &[&grant_id, &row.clerk_user_id, &row.public_metadata, &org, &role]).await?;
+    let select = client
+        .prepare_cached(
+            "SELECT clerk_user_id, public_metadata, organization_id, organization_role FROM clerk_sync_grants \
+             WHERE grant_id = $1",
+        )
+        .await?;
+    let r = client.query_one(&select, &[&grant_id]).await?;
+    Ok(Synced {
+        clerk_user_id: r.get(0),
+        public_metadata: r.get(1),
+        organization: r.get::<_, Option<String>>(2).zip(r.get::<_, Option<String>>(3)),
+    })
+}
+
+/// Removes the grant's ledger row once its removal is done.
+pub async fn unpin(client: &impl GenericClient, grant_id: Uuid) -> Result<()> {
+    let stmt = client.prepare_cached("DELETE FROM clerk_sync_grants WHERE grant_id = $1").await?;
+    client.execute(&stmt, &[&grant_id]).await?;
+    Ok(())
+}
+
+/// Whether Vestibule created the user's membership of `org`.
+pub async fn membership_ours(client: &impl GenericClient, org: &str, user: &str) -> Result<bool> {
+    let stmt = client
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM clerk_sync_memberships WHERE organization_id = $1 AND clerk_user_id = $2)",
+        )
+        .await?;
+    Ok(client.query_one(&stmt, &[&org, &user]).await?.get(0))
+}
+
+/// Records (`true`, before creating it) or forgets (`false`, after removing it) that
+/// Vestibule created the membership.
+pub async fn set_membership_ours(client: &impl GenericClient, org: &str, user: &str, ours: bool) -> Result<()> {
+    let sql = if ours {
+        "INSERT INTO clerk_sync_memberships (organization_id, clerk_user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"
+    } else {
+        "DELETE FROM clerk_sync_memberships WHERE organization_id = $1 AND clerk_user_id = $2"
+    };
+    let stmt = client.prepare_cached(sql).await?;
+    client.execute(&stmt, &[&org, &user]).await?;
+    Ok(())
+}
+
+/// The role of another active grant of the user pinned to `org`, if any: the membership
+/// is still wanted.
+pub async fn org_still_wanted(
+    client: &impl GenericClient,
+    org: &str,
+    user: &str,
+    except: Uuid,
+) -> Result<Option<String>> {
+    let stmt = client
+        .prepare_cached(
+            "SELECT s.organization_role FROM clerk_sync_grants s JOIN grants g ON g.id = s.grant_id \
+             WHERE s.clerk_user_id = $2 AND s.organization_id = $1 AND g.active AND s.grant_id <> $3 LIMIT 1",
+        )
+        .await?;
+    Ok(client.query_opt(&stmt, &[&org, &user, &except]).await?.map(|r| r.get(0)))
 }

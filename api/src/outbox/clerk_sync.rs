@@ -1,65 +1,177 @@
 //! The `clerk_sync` target (issue 14): on `grant.created` and `grant.revoked` (a
-//! withdrawal that ended a grant is one too), make Clerk agree with the grant as it is
-//! *now*: active → `public_metadata.vestibule.programs.<slug>` set and the organization
-//! membership added; inactive → the key deleted and the membership removed (unless
-//! another active grant of a program synced to the same organization still holds it).
-//! Deciding from the current state, not the event, makes retries and out-of-order
-//! deliveries converge; every call is idempotent. Runs after COMMIT, no transaction
-//! open; the outbox's attempts table is the delivery log.
+//! withdrawal or an erasure that ended a grant is one too), make Clerk agree with the
+//! grant as it is *now*. Runs after COMMIT with no transaction open; every call is
+//! idempotent; the outbox's attempts table is the delivery log, and each Backend API
+//! call's result is logged (call name and status, never the user id).
+//!
+//! * **Active grant, setting on:** the grant's ledger row (`clerk_sync_grants`, V32) is
+//!   written first, pinning the Clerk user id and the setting the grant is synced with;
+//!   then `public_metadata.vestibule.programs.<slug>` is set to `true` and the user is
+//!   added to the organization with the role. A membership the user already had is left
+//!   alone and not recorded as Vestibule's (`clerk_sync_memberships`), so no revocation
+//!   ever removes it.
+//! * **Inactive grant:** from the ledger row (not the grant: erasure redacts the grant's
+//!   user id in the transaction that revokes it), the key is deleted (`null`) and
+//!   Vestibule's membership removed unless another active grant of the user pinned to the
+//!   same organization still wants it; then the row goes. No row: nothing was put.
+//! * **Convergence:** after acting, the grant is read again; if it changed meanwhile (a
+//!   revocation committed while the grant was being put), the handler acts again. The
+//!   ledger row is written before any call and a membership is recorded as Vestibule's
+//!   before it is created and forgotten after it is removed, with the "still wanted"
+//!   check repeated after a removal, so concurrent deliveries for the same user and
+//!   organization end with the membership exactly when an active grant wants it.
+//!
+//! Changing or switching off a program's setting applies to grants not yet synced;
+//! grants already synced keep their pinned setting until they end.
 
 use super::{Outcome, Reason};
-use crate::db::clerk_sync;
+use crate::db::clerk_sync::{self, GrantTarget, Synced};
 use crate::db::outbox::Claimed;
 use crate::identity::WriteOutcome;
 use crate::state::AppState;
 use uuid::Uuid;
 
+/// Rounds of act-then-check before the delivery is retried later instead.
+const ROUNDS: usize = 3;
+
+/// Why a step stopped: the outcome to report.
+type Step<T = ()> = Result<T, Outcome>;
+
+fn db_failed<E>(_: E) -> Outcome {
+    Outcome::Retry { status: None, reason: Reason::HandlerError }
+}
+
 pub async fn deliver(state: &AppState, d: &Claimed) -> Outcome {
     let grant = d.event.payload["data"]["grantId"].as_str().and_then(|s| Uuid::parse_str(s).ok());
     let Some(grant) = grant else { return Outcome::Failed { reason: Reason::HandlerError } };
-    let target = match state.pool.get().await {
-        Ok(client) => clerk_sync::grant_target(&client, grant).await,
-        Err(_) => return Outcome::Retry { status: None, reason: Reason::HandlerError },
-    };
-    let target = match target {
-        Ok(Some(t)) => t,
-        Ok(None) => return Outcome::Failed { reason: Reason::HandlerError },
-        Err(_) => return Outcome::Retry { status: None, reason: Reason::HandlerError },
-    };
-    // Off for this program: nothing to mirror.
-    let Some(setting) = &target.setting else { return Outcome::Delivered { status: None } };
-    let backend = &state.identity.backend;
-    let user = target.clerk_user_id.as_str();
-    let mut results = Vec::new();
-    if setting.public_metadata {
-        results.push(backend.set_program_metadata(user, &target.slug, target.active).await);
-    }
-    if let Some((org, role)) = &setting.organization {
-        if target.active {
-            results.push(backend.add_membership(org, user, role).await);
-        } else if !target.org_still_granted {
-            results.push(backend.remove_membership(org, user).await);
+    let mut sync = Sync { state, delivery: d.id, grant, status: None };
+    for _ in 0..ROUNDS {
+        let target = match sync.read().await {
+            Ok(t) => t,
+            Err(outcome) => return outcome,
+        };
+        let acted = if target.active { sync.put(&target).await } else { sync.take_back(&target).await };
+        if let Err(outcome) = acted {
+            return outcome;
+        }
+        match sync.read().await {
+            Ok(now) if now.active == target.active => return Outcome::Delivered { status: sync.status },
+            Ok(_) => continue,
+            Err(outcome) => return outcome,
         }
     }
-    combine(&results)
+    Outcome::Retry { status: None, reason: Reason::HandlerError }
 }
 
-/// Any call worth retrying retries the whole delivery (the done ones are idempotent);
-/// else any refusal fails it; else it is delivered.
-fn combine(results: &[WriteOutcome]) -> Outcome {
-    if let Some(status) = results.iter().find_map(|r| match r {
-        WriteOutcome::Retry(status) => Some(*status),
-        _ => None,
-    }) {
-        let reason = if status.is_some() { Reason::HttpStatus } else { Reason::Connection };
-        return Outcome::Retry { status: status.map(i32::from), reason };
+struct Sync<'a> {
+    state: &'a AppState,
+    delivery: i64,
+    grant: Uuid,
+    /// The last status Clerk answered.
+    status: Option<i32>,
+}
+
+impl Sync<'_> {
+    async fn read(&self) -> Step<GrantTarget> {
+        let client = self.state.pool.get().await.map_err(db_failed)?;
+        match clerk_sync::grant_target(&client, self.grant).await {
+            Ok(Some(t)) => Ok(t),
+            Ok(None) => Err(Outcome::Failed { reason: Reason::HandlerError }),
+            Err(e) => Err(db_failed(e)),
+        }
     }
-    if results.iter().any(|r| matches!(r, WriteOutcome::Refused(_))) {
-        return Outcome::Failed { reason: Reason::HttpStatus };
+
+    /// A pooled connection for one database step (a temporary: it goes back to the
+    /// pool at the end of the statement, before any network call).
+    async fn client(&self) -> Step<deadpool_postgres::Client> {
+        self.state.pool.get().await.map_err(db_failed)
     }
-    let status = results.iter().rev().find_map(|r| match r {
-        WriteOutcome::Done(s) => Some(i32::from(*s)),
-        _ => None,
-    });
-    Outcome::Delivered { status }
+
+    /// Reports one Backend API call's result; `gone_is_done` counts a 404 as done (a
+    /// removal for a user or organization that no longer exists).
+    fn call(&mut self, name: &'static str, result: WriteOutcome, gone_is_done: bool) -> Step {
+        let (status, outcome) = match result {
+            WriteOutcome::Done(s) => (Some(s), Ok(())),
+            WriteOutcome::Refused(404) if gone_is_done => (Some(404), Ok(())),
+            WriteOutcome::Retry(s) => {
+                let reason = if s.is_some() { Reason::HttpStatus } else { Reason::Connection };
+                (s, Err(Outcome::Retry { status: s.map(i32::from), reason }))
+            }
+            WriteOutcome::Refused(s) => (Some(s), Err(Outcome::Failed { reason: Reason::HttpStatus })),
+        };
+        tracing::info!(delivery = self.delivery, call = name, status, ok = outcome.is_ok(), "clerk sync call");
+        if let Some(s) = status {
+            self.status = Some(i32::from(s));
+        }
+        outcome
+    }
+
+    /// The grant is active: pin it, then set the key and the membership.
+    async fn put(&mut self, target: &GrantTarget) -> Step {
+        // Off for this program (and never synced): nothing to mirror.
+        let Some(setting) = &target.setting else { return Ok(()) };
+        let Some(user) = &target.clerk_user_id else { return Ok(()) };
+        let wanted = Synced {
+            clerk_user_id: user.clone(),
+            public_metadata: setting.public_metadata,
+            organization: setting.organization.clone(),
+        };
+        let grant = self.grant;
+        let pinned = clerk_sync::pin(&self.client().await?, grant, &wanted).await.map_err(db_failed)?;
+        let backend = &self.state.identity.backend;
+        let user = pinned.clerk_user_id.as_str();
+        if pinned.public_metadata {
+            let result = backend.set_program_metadata(user, &target.slug, true).await;
+            self.call("metadata_set", result, false)?;
+        }
+        if let Some((org, role)) = &pinned.organization {
+            self.add_member(org, user, role).await?;
+        }
+        Ok(())
+    }
+
+    /// Adds the membership unless the user has one Vestibule did not create.
+    async fn add_member(&mut self, org: &str, user: &str, role: &str) -> Step {
+        let backend = &self.state.identity.backend;
+        if !clerk_sync::membership_ours(&self.client().await?, org, user).await.map_err(db_failed)? {
+            match backend.is_member(org, user).await {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(result) => return self.call("membership_check", result, false),
+            }
+            clerk_sync::set_membership_ours(&self.client().await?, org, user, true).await.map_err(db_failed)?;
+        }
+        let result = backend.add_membership(org, user, role).await;
+        self.call("membership_add", result, false)
+    }
+
+    /// The grant has ended: remove what its ledger row says was put, then the row.
+    async fn take_back(&mut self, target: &GrantTarget) -> Step {
+        let Some(pinned) = &target.synced else { return Ok(()) };
+        let backend = &self.state.identity.backend;
+        let user = pinned.clerk_user_id.as_str();
+        if pinned.public_metadata {
+            let result = backend.set_program_metadata(user, &target.slug, false).await;
+            self.call("metadata_delete", result, true)?;
+        }
+        if let Some((org, _)) = &pinned.organization {
+            let grant = self.grant;
+            let ours = clerk_sync::membership_ours(&self.client().await?, org, user).await.map_err(db_failed)?;
+            let wanted =
+                clerk_sync::org_still_wanted(&self.client().await?, org, user, grant).await.map_err(db_failed)?;
+            if ours && wanted.is_none() {
+                let result = backend.remove_membership(org, user).await;
+                self.call("membership_remove", result, true)?;
+                clerk_sync::set_membership_ours(&self.client().await?, org, user, false).await.map_err(db_failed)?;
+                // A grant pinned to the organization meanwhile saw the membership and
+                // left it; it is wanted again, so it is put back.
+                let again =
+                    clerk_sync::org_still_wanted(&self.client().await?, org, user, grant).await.map_err(db_failed)?;
+                if let Some(role) = again {
+                    self.add_member(org, user, &role).await?;
+                }
+            }
+        }
+        clerk_sync::unpin(&self.client().await?, self.grant).await.map_err(db_failed)
+    }
 }

@@ -122,3 +122,105 @@ async fn with_clerk_writes_failing_the_delivery_retries_and_converges_once_they_
     wait_for(&app, &rita, "faulty-beta", (json!(true), vec![org])).await;
     deliveries_are(&app, &["delivered"]).await;
 }
+
+async fn grant_of(app: &TestApp, program: Uuid) -> Uuid {
+    app.scalar("SELECT id FROM grants WHERE program_id = $1", &[&program]).await
+}
+
+/// Makes the user a member of `org` in clerk-dev with `role`, as the owner's product could.
+async fn make_member(app: &TestApp, org: &str, user: &str, role: &str) {
+    let path = format!("/v1/organizations/{org}/memberships");
+    let (status, body) = app.clerk.backend(Method::POST, &path, Some(json!({"user_id": user, "role": role}))).await;
+    assert!(status.is_success(), "{body}");
+}
+
+async fn role_in(app: &TestApp, user: &str, org: &str) -> Option<String> {
+    let (_, m) = app.clerk.backend(Method::GET, &format!("/v1/users/{user}/organization_memberships"), None).await;
+    m["data"]
+        .as_array()?
+        .iter()
+        .find(|x| x["organization"]["id"] == org)
+        .and_then(|x| x["role"].as_str())
+        .map(String::from)
+}
+
+#[tokio::test]
+async fn a_membership_the_user_already_had_is_never_removed_by_a_revocation() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let org = organization(&app).await;
+    let (program, code) = synced_program(&owner, ws, "admins-beta", &org).await;
+    let ada = app.recipient("ada@example.com").await;
+    make_member(&app, &org, &ada.user_id, "org:admin").await;
+
+    ada.redeem_cohort(&code).await;
+    wait_for(&app, &ada, "admins-beta", (json!(true), vec![org.clone()])).await;
+    deliveries_are(&app, &["delivered"]).await;
+    let grant: Uuid = app.scalar("SELECT id FROM grants WHERE program_id = $1", &[&program]).await;
+    owner.revoke_grant(grant).await;
+    deliveries_are(&app, &["delivered", "delivered"]).await;
+    // The key is gone; the admin seat she had before is untouched.
+    assert_eq!(clerk_state(&app, &ada.user_id, "admins-beta").await, (Value::Null, vec![org.clone()]));
+    assert_eq!(role_in(&app, &ada.user_id, &org).await.as_deref(), Some("org:admin"));
+    let ledger: i64 = app.scalar("SELECT count(*) FROM clerk_sync_grants", &[]).await;
+    assert_eq!(ledger, 0, "the ledger row goes once the removal is done");
+}
+
+#[tokio::test]
+async fn two_programs_in_one_organization_keep_the_membership_until_both_grants_end() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let org = organization(&app).await;
+    let (first, first_code) = synced_program(&owner, ws, "first-beta", &org).await;
+    let (second, second_code) = synced_program(&owner, ws, "second-beta", &org).await;
+    let rita = app.recipient("rita@example.com").await;
+    rita.redeem_cohort(&first_code).await;
+    rita.redeem_cohort(&second_code).await;
+    wait_for(&app, &rita, "second-beta", (json!(true), vec![org.clone()])).await;
+    deliveries_are(&app, &["delivered", "delivered"]).await;
+
+    owner.revoke_grant(grant_of(&app, first).await).await;
+    deliveries_are(&app, &["delivered", "delivered", "delivered"]).await;
+    assert_eq!(clerk_state(&app, &rita.user_id, "first-beta").await, (Value::Null, vec![org.clone()]));
+    assert_eq!(clerk_state(&app, &rita.user_id, "second-beta").await, (json!(true), vec![org.clone()]));
+
+    owner.revoke_grant(grant_of(&app, second).await).await;
+    wait_for(&app, &rita, "second-beta", (Value::Null, vec![])).await;
+}
+
+#[tokio::test]
+async fn an_erasure_takes_back_what_the_grant_put_into_clerk() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let org = organization(&app).await;
+    let (program, code) = synced_program(&owner, ws, "erased-beta", &org).await;
+    let erin = app.recipient("erin@example.com").await;
+    erin.redeem_cohort(&code).await;
+    wait_for(&app, &erin, "erased-beta", (json!(true), vec![org.clone()])).await;
+
+    // The erasure revokes the grant and redacts its Clerk user id in one transaction;
+    // the removal still reaches her Clerk user, and then the ledger forgets her.
+    erin.post("/api/me/waitlist/erased-beta/erase", &json!({})).await.assert(200);
+    let user: String = app.scalar("SELECT clerk_user_id FROM grants WHERE program_id = $1", &[&program]).await;
+    assert!(user.starts_with("redacted_"), "{user}");
+    wait_for(&app, &erin, "erased-beta", (Value::Null, vec![])).await;
+    deliveries_are(&app, &["delivered", "delivered"]).await;
+    let kept: i64 = app
+        .scalar("SELECT (SELECT count(*) FROM clerk_sync_grants) + (SELECT count(*) FROM clerk_sync_memberships)", &[])
+        .await;
+    assert_eq!(kept, 0, "no Clerk user id is kept once the removal is done");
+}
+
+#[tokio::test]
+async fn a_grant_revoked_at_once_converges_to_nothing_in_clerk() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let org = organization(&app).await;
+    let (program, code) = synced_program(&owner, ws, "brief-beta", &org).await;
+    let rita = app.recipient("rita@example.com").await;
+    rita.redeem_cohort(&code).await;
+    let grant: Uuid = app.scalar("SELECT id FROM grants WHERE program_id = $1", &[&program]).await;
+    owner.revoke_grant(grant).await;
+    deliveries_are(&app, &["delivered", "delivered"]).await;
+    assert_eq!(clerk_state(&app, &rita.user_id, "brief-beta").await, (Value::Null, vec![]));
+}
