@@ -188,22 +188,35 @@ where
     E: TxError,
     F: AsyncFnMut(&Transaction<'_>) -> Result<T, E>,
 {
-    let mut attempt = 1;
-    loop {
+    retrying(async || {
         let tx = client.build_transaction().isolation_level(IsolationLevel::ReadCommitted).start().await;
         let tx = tx.map_err(DbError::from)?;
-        let outcome = match body(&tx).await {
+        match body(&tx).await {
             Ok(value) => tx.commit().await.map(|()| value).map_err(|e| E::from(e.into())),
             Err(e) => {
                 // Dropping `tx` rolls back; do it explicitly to surface a dead connection.
                 let _ = tx.rollback().await;
                 Err(e)
             }
-        };
-        match outcome {
-            Err(e) if e.retry() && attempt < MAX_ATTEMPTS => {
-                attempt += 1;
-                tokio::time::sleep(Duration::from_millis(5 * u64::from(attempt))).await;
+        }
+    })
+    .await
+}
+
+/// Runs `attempt` — one whole transaction, committed or rolled back when it returns —
+/// again from the start when its error says [`TxError::retry`], at most
+/// [`MAX_ATTEMPTS`] times in all, with a short growing pause between attempts.
+pub async fn retrying<T, E, F>(mut attempt: F) -> Result<T, E>
+where
+    E: TxError,
+    F: AsyncFnMut() -> Result<T, E>,
+{
+    let mut n = 1;
+    loop {
+        match attempt().await {
+            Err(e) if e.retry() && n < MAX_ATTEMPTS => {
+                n += 1;
+                tokio::time::sleep(Duration::from_millis(5 * u64::from(n))).await;
             }
             Err(e) if e.retry() => return Err(DbError::Unavailable("transaction kept conflicting".into()).into()),
             other => return other,
