@@ -21,3 +21,4 @@ mod flows;
 mod journey;
 mod public_pages;
 mod stack;
+mod trust_journey;
