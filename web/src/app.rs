@@ -53,6 +53,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/owner/programs/:id/content") view=owner::content::ContentPage/>
                     <Route path=path!("/owner/programs/:id/audit") view=owner::audit::Audit/>
                     <Route path=path!("/owner/programs/:id/cohorts") view=owner::cohorts::CohortsPage/>
+                    <Route path=path!("/owner/programs/:id/draws") view=owner::draws::DrawsPage/>
                     <Route path=path!("/owner/programs/:id/entries/:entry") view=owner::entry::EntryPage/>
                     <Route path=path!("/owner/workspaces/:id/owners") view=owner::owners::Owners/>
                     <Route path=path!("/owner/workspaces/:id/integrations") view=owner::integrations::Integrations/>

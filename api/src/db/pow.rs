@@ -1,20 +1,9 @@
 //! `pow_spent`: the challenges whose solutions were used (`crate::pow`). One row per
-//! challenge signature until the challenge expires; shared by every instance.
+//! challenge signature until the challenge expires; shared by every instance. Admission
+//! checks and records it inside its one call (V61's `admit_signup`); this module prunes.
 
 use super::Result;
-use chrono::{DateTime, Utc};
-use deadpool_postgres::{Client, Transaction};
-
-/// Records the solution as used; `false` when it already was (a reuse). Inside the
-/// admission's transaction, so a refused admission leaves no row.
-pub async fn spend(tx: &Transaction<'_>, signature: &[u8], expires_at: DateTime<Utc>) -> Result<bool> {
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO pow_spent (signature, expires_at) VALUES ($1, $2) ON CONFLICT (signature) DO NOTHING",
-        )
-        .await?;
-    Ok(tx.execute(&stmt, &[&signature, &expires_at]).await? == 1)
-}
+use deadpool_postgres::Client;
 
 /// Drops rows of challenges that expired more than a minute ago (they can no longer
 /// verify, so nothing needs to remember them); run by the server's pruner.

@@ -8,14 +8,22 @@
 //! replayed key — is the same answer, and every cap the same refusal, so no answer tells
 //! whether an email is on a list.
 //!
+//! Where it runs: the decisions are taken inside PostgreSQL, by the `admit_signup`
+//! function of migration V61, in exactly this order, in one round trip under the locks
+//! (`db::signups::admit`); the server compares a replayed key's binding in constant
+//! time and turns the outcome into the answer. The `signup` event is a plain insert into
+//! `audit_events`, so the table's triggers (the audit chain, the outbox) see it as they
+//! see every other writer's.
+//!
 //! Flags (`crate::screening`): the disposable-domain check and the provider's mailbox key
-//! are computed before the transaction; the entry insert stores them and links the
-//! earliest entry with the same mailbox. They never change the answer.
+//! are computed before the transaction and passed in; the entry insert stores them and
+//! links the earliest entry with the same mailbox. They never change the answer.
 //!
 //! Proof of work (`crate::pow`): for a key without a committed receipt, the solution is
 //! verified before anything is counted or written; inside the transaction, after the
-//! receipt check, its signature is recorded in `pow_spent` — a used one refuses the
-//! signup (`challenge_failed`), and a refused admission rolls the record back.
+//! receipt check, a signature already in `pow_spent` refuses the signup
+//! (`challenge_failed`); the admission's writes record it, so a refused admission leaves
+//! no row.
 //!
 //! Rate control: before the transaction, a key without a committed receipt counts one
 //! hit for the client address (an HMAC of it, never the address) in a one-minute window
@@ -25,7 +33,7 @@
 
 use crate::crypto;
 use crate::db::rate_limits::{self, Scope};
-use crate::db::signups::{self, NewEntry};
+use crate::db::signups::{self, Attempt, Decided};
 use crate::db::{self, DbError, TxError};
 use crate::metrics;
 use crate::pow;
@@ -145,7 +153,7 @@ async fn admit(
     client: Option<IpAddr>,
 ) -> Result<Admission, AdmitError> {
     let settings = &state.settings;
-    let mut conn = state.pool.get().await.map_err(DbError::from)?;
+    let conn = state.pool.get().await.map_err(DbError::from)?;
     let resolved = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
     let (target, committed) = (resolved.target, resolved.committed);
     // The receipt lookup comes first: a committed key replays without solving again.
@@ -164,61 +172,33 @@ async fn admit(
     }
     let binding = signup.binding(&settings.hmac_key, target.program_id);
     let screening = screening::screen(&signup.email);
-    let email = signup.email.as_str();
-    db::transaction_on(&mut conn, async |tx| {
-        let facts = signups::read_under_locks(tx, target, signup.request_key, email).await?;
-        let program = facts.program.ok_or(AdmitError::NotFound)?;
-        // Not public (GET answers 404): the same 404, so no slug shows before publication.
-        if facts.workspace_active != Some(true) || program.current_notice_id.is_none() {
-            return Err(AdmitError::NotFound);
-        }
-        if let Some(stored) = &facts.receipt {
-            return match crypto::same_binding(stored, &binding) {
-                true => Ok(Admission::Replay),
-                false => Err(AdmitError::KeyReused),
-            };
-        }
-        if let Some(spend) = &spend {
-            let expires = DateTime::from_timestamp(spend.expires_at, 0).unwrap_or(facts.now);
-            if !db::pow::spend(tx, &spend.signature, expires).await? {
-                return Err(AdmitError::ChallengeFailed);
-            }
-        }
-        if !program.signup_open {
-            return Err(AdmitError::Closed);
-        }
-        let notice_id = match (program.current_notice_id, program.current_notice_version) {
-            (Some(id), Some(version)) if version == signup.notice_version => id,
-            _ => return Err(AdmitError::NoticeOutdated),
-        };
-        if !signup.permission {
-            return Err(AdmitError::PermissionRequired);
-        }
-        if program.queue_count >= program.queue_cap || facts.hour_count >= program.hourly_cap {
-            return Err(AdmitError::Capped);
-        }
-        if let Some(entry_id) = facts.known_entry {
-            signups::insert_receipt(tx, program.id, signup.request_key, &binding, entry_id, facts.now).await?;
-            return Ok(Admission::Duplicate);
-        }
-        let new = NewEntry {
-            program: &program,
-            email,
-            notice_id,
-            notice_version: signup.notice_version,
-            request_key: signup.request_key,
-            source_ref: signup.source.as_ref().map(SourceRef::as_str),
-            disposable_domain: screening.disposable_domain,
-            mailbox_key: screening.mailbox_key.as_deref(),
-            binding: &binding,
-            now: facts.now,
-            bucket: facts.bucket,
-        };
-        // Both guards hold under the program lock; a miss means something wrote around it.
-        match signups::insert_admitted(tx, &new).await? {
-            true => Ok(Admission::Admitted),
-            false => Err(AdmitError::Capped),
-        }
+    let attempt = Attempt {
+        target,
+        request_key: signup.request_key,
+        email: signup.email.as_str(),
+        notice_version: signup.notice_version,
+        permission: signup.permission,
+        binding: &binding,
+        source_ref: signup.source.as_ref().map(SourceRef::as_str),
+        disposable_domain: screening.disposable_domain,
+        mailbox_key: screening.mailbox_key.as_deref(),
+        // An expiry out of chrono's range falls back to the admission's clock, in SQL.
+        pow: spend.as_ref().map(|s| (s.signature.as_slice(), DateTime::from_timestamp(s.expires_at, 0))),
+    };
+    // The whole admission is one statement (V61's `admit_signup`) in one round trip.
+    db::retrying(async || match signups::admit(&conn, &attempt).await? {
+        Decided::NotFound => Err(AdmitError::NotFound),
+        Decided::Receipt(stored) => match crypto::same_binding(&stored, &binding) {
+            true => Ok(Admission::Replay),
+            false => Err(AdmitError::KeyReused),
+        },
+        Decided::ChallengeFailed => Err(AdmitError::ChallengeFailed),
+        Decided::Closed => Err(AdmitError::Closed),
+        Decided::NoticeOutdated => Err(AdmitError::NoticeOutdated),
+        Decided::PermissionRequired => Err(AdmitError::PermissionRequired),
+        Decided::Capped => Err(AdmitError::Capped),
+        Decided::Duplicate => Ok(Admission::Duplicate),
+        Decided::Admitted => Ok(Admission::Admitted),
     })
     .await
 }

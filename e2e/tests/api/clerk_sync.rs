@@ -224,3 +224,58 @@ async fn a_grant_revoked_at_once_converges_to_nothing_in_clerk() {
     deliveries_are(&app, &["delivered", "delivered"]).await;
     assert_eq!(clerk_state(&app, &rita.user_id, "brief-beta").await, (Value::Null, vec![]));
 }
+
+#[tokio::test]
+async fn the_setting_is_checked_and_a_removal_under_faults_converges() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let org = organization(&app).await;
+    let program = owner.open_program(ws, "meta-beta").await;
+    owner.put_content(program, "Private").await;
+    owner.set_access_enabled(program, true).await;
+    let with = |clerk: ClerkSyncSetting| PatchProgramRequest { clerk: Some(clerk), ..changes() };
+    let bad = [
+        ClerkSyncSetting { public_metadata: true, organization_id: None, role: Some("org:member".into()) },
+        ClerkSyncSetting { public_metadata: true, organization_id: Some(org.clone()), role: None },
+        ClerkSyncSetting {
+            public_metadata: false,
+            organization_id: Some(org.clone()),
+            role: Some("org:billing_admin".into()),
+        },
+        ClerkSyncSetting {
+            public_metadata: false,
+            organization_id: Some("org/../x".into()),
+            role: Some("org:member".into()),
+        },
+    ];
+    for clerk in bad {
+        owner.try_patch_program(program, with(clerk)).await.expect_error(400, "invalid_clerk_sync");
+    }
+    // Metadata only; then off; then metadata only again.
+    let metadata_only = ClerkSyncSetting { public_metadata: true, organization_id: None, role: None };
+    assert_eq!(owner.patch_program(program, with(metadata_only.clone())).await.clerk, Some(metadata_only.clone()));
+    let off = ClerkSyncSetting { public_metadata: false, organization_id: None, role: None };
+    assert_eq!(owner.patch_program(program, with(off)).await.clerk, None);
+    owner.patch_program(program, with(metadata_only)).await;
+
+    let code = owner.create_cohort_code(program, 5).await.code;
+    let rita = app.recipient("rita@example.com").await;
+    rita.redeem_cohort(&code).await;
+    wait_for(&app, &rita, "meta-beta", (json!(true), vec![])).await;
+    deliveries_are(&app, &["delivered"]).await;
+
+    // Clerk's writes fail while the grant is revoked: the removal retries, then converges.
+    let faults = format!("{}/dev/faults", app.clerk.url);
+    app.http.post(&faults).json(&json!({"writes": "unavailable"})).send().await.unwrap();
+    owner.revoke_grant(grant_of(&app, program).await).await;
+    let failed = "SELECT count(*) FROM outbox_attempts a JOIN outbox_deliveries d ON d.id = a.delivery_id \
+                  WHERE d.target_kind = 'clerk_sync' AND a.status_code = 503";
+    eventually("a failed removal attempt", Duration::from_secs(20), || async {
+        (app.scalar::<i64>(failed, &[]).await >= 1).then_some(())
+    })
+    .await;
+    assert_eq!(clerk_state(&app, &rita.user_id, "meta-beta").await, (json!(true), vec![]));
+    app.http.post(&faults).json(&json!({"writes": "ok"})).send().await.unwrap();
+    wait_for(&app, &rita, "meta-beta", (Value::Null, vec![])).await;
+    deliveries_are(&app, &["delivered", "delivered"]).await;
+}

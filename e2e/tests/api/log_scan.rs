@@ -3,9 +3,13 @@
 //! codes, identity-provider ids and tokens it handled. None may appear.
 
 use crate::support::integrations::{signed_headers, unix_now};
+use crate::support::owner::changes;
 use crate::support::process::ApiProcess;
 use crate::support::receiver::Receiver;
 use crate::support::{eventually, TestApp};
+use serde_json::json;
+use shared::api::PatchProgramRequest;
+use shared::clerk_sync::ClerkSyncSetting;
 use std::time::Duration;
 
 #[tokio::test]
@@ -27,6 +31,15 @@ async fn server_output_holds_no_email_code_id_or_token() {
     let hook = owner.set_hook_secret(ws).await;
     let rita = app.recipient("rita.secret@example.com").await;
     let invited = owner.invited(ws, "scan-beta", "rita.secret@example.com").await;
+    // "On grant, in Clerk" (issue 14): the grant and the withdrawal reach Clerk from the
+    // process under scan.
+    let (_, org) = app.clerk.backend(reqwest::Method::POST, "/v1/organizations", Some(json!({"name": "Scan"}))).await;
+    let clerk = ClerkSyncSetting {
+        public_metadata: true,
+        organization_id: org["id"].as_str().map(String::from),
+        role: Some("org:member".into()),
+    };
+    owner.patch_program(invited.program, PatchProgramRequest { clerk: Some(clerk), ..changes() }).await;
     app.signup("scan-beta", "rita.secret@example.com").await;
     app.try_signup("scan-beta", "not-an-email").await.assert(400);
     rita.status("scan-beta").await;
@@ -82,6 +95,10 @@ async fn server_output_holds_no_email_code_id_or_token() {
     }
     let attempts: Vec<String> = app.column("SELECT outcome FROM outbox_attempts", &[]).await;
     assert!(!attempts.is_empty() && output.contains("outbox delivery attempt"), "deliveries were logged");
+    let synced: i64 = app
+        .scalar("SELECT count(*) FROM outbox_deliveries WHERE target_kind = 'clerk_sync' AND state = 'delivered'", &[])
+        .await;
+    assert!(synced == 2 && output.contains("clerk sync call"), "the grant and the withdrawal reached Clerk");
     for (what, secret) in &secrets {
         assert!(!output.contains(secret.as_str()), "{what} reached the server output");
     }

@@ -24,3 +24,4 @@ mod keys;
 mod owner_tools;
 mod public_pages;
 mod stack;
+mod trust_journey;

@@ -3,6 +3,7 @@
 
 pub mod bulk;
 pub mod chart;
+pub mod clerk_sync;
 pub mod confirm;
 pub mod copy;
 pub mod download;

@@ -31,6 +31,7 @@ pub fn ProgramNav(id: Uuid, section: &'static str) -> impl IntoView {
             <A href=format!("{base}/notice")>"Notice"</A>
             <A href=format!("{base}/content")>"Content"</A>
             <A href=format!("{base}/cohorts")>"Cohort codes"</A>
+            <A href=format!("{base}/draws")>"Lottery"</A>
             <A href=format!("{base}/audit")>"Audit log"</A>
         </nav>
     }

@@ -1,9 +1,15 @@
-//! `/owner/programs/:id/audit`: the program's audit events in id order, page by page.
+//! `/owner/programs/:id/audit`: the program's audit events in id order, page by page, and
+//! the audit chain's checkpoint to download (issue 16): saved now, it proves later with
+//! `vestibule verify --checkpoint FILE` that the history still begins with what was seen.
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use shared::api::EventPage;
+use shared::trust::AuditCheckpoint;
+use uuid::Uuid;
 
 use crate::api::{self, ApiError};
+use crate::components::download::save_text;
 use crate::components::events::EventList;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
@@ -30,6 +36,7 @@ pub fn Audit() -> impl IntoView {
             {move || id.get().map(|id| view! { <ProgramNav id section="Audit log"/> })}
             <h1>"Audit log"</h1>
             <p class="muted">"Every change to this program and its entries, oldest first. Events hold ids, states and reason codes only."</p>
+            {move || id.get().map(|id| view! { <Checkpoint id/> })}
             {loaded(page, move |r| match r {
                         Ok(pg) if pg.events.is_empty() => view! { <Empty><p>"No events yet."</p></Empty> }.into_any(),
                         Ok(pg) => view! {
@@ -39,5 +46,35 @@ pub fn Audit() -> impl IntoView {
                         Err(err) => view! { <ErrorNotice err/> }.into_any(),
                 })}
         </RequireSignIn>
+    }
+}
+
+/// Downloads the chain's checkpoint as the JSON file `vestibule verify --checkpoint` reads.
+#[component]
+fn Checkpoint(id: Uuid) -> impl IntoView {
+    let failure = RwSignal::new(None::<ApiError>);
+    let saved = RwSignal::new(false);
+    let download = move |_| {
+        failure.set(None);
+        saved.set(false);
+        spawn_local(async move {
+            let checkpoint = api::get::<AuditCheckpoint>(format!("/api/owner/programs/{id}/audit/checkpoint")).await;
+            match checkpoint.map(|c| serde_json::to_string_pretty(&c).unwrap_or_default()) {
+                Ok(json) => match save_text(&format!("audit-checkpoint-{id}.json"), &json, "application/json") {
+                    Ok(()) => saved.set(true),
+                    Err(_) => failure.set(Some(ApiError::network())),
+                },
+                Err(e) => failure.set(Some(e)),
+            }
+        });
+    };
+    view! {
+        <section class="card">
+            <h2>"Tamper evidence"</h2>
+            <p class="muted small">"The events form a hash chain. Keep a checkpoint of it: "<code>"vestibule verify --checkpoint FILE"</code>" proves later that no event up to it was edited, removed or re-ordered."</p>
+            <button type="button" class="secondary" on:click=download>"Download checkpoint"</button>
+            {move || saved.get().then(|| view! { <p class="small" role="status">"Checkpoint saved."</p> })}
+            {move || failure.get().map(|err| view! { <ErrorNotice err/> })}
+        </section>
     }
 }

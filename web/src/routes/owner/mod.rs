@@ -6,6 +6,7 @@ pub mod audit;
 pub mod cohorts;
 pub mod content;
 pub mod dashboard;
+pub mod draws;
 pub mod entry;
 pub mod entry_actions;
 pub mod integrations;

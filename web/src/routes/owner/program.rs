@@ -13,6 +13,7 @@ use shared::api::{PatchProgramRequest, Program};
 
 use crate::api::{self, ApiError};
 use crate::components::chart::{Activity, Usage};
+use crate::components::clerk_sync::ClerkSyncForm;
 use crate::components::confirm::ConfirmButton;
 use crate::components::edge::{EmbedForm, PresentationForm};
 use crate::components::program_nav::ProgramNav;
@@ -107,6 +108,7 @@ fn Overview(
         .map(|(l, v)| (l, RwSignal::new(v.to_string())));
     let presentation_blank = blank.clone();
     let embed_blank = blank.clone();
+    let clerk_blank = blank.clone();
     let save_caps = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let [q, h, s] = caps.map(|(_, v)| v.get_untracked().trim().parse::<i32>().ok());
@@ -166,5 +168,6 @@ fn Overview(
         </form>
         <PresentationForm p=p.clone() blank=presentation_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
         <EmbedForm p=p.clone() blank=embed_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
+        <ClerkSyncForm p=p.clone() blank=clerk_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
     }
 }
