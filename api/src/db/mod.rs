@@ -94,11 +94,26 @@ pub fn pool(database_url: &str, size: usize) -> anyhow::Result<Pool> {
 /// Migrations this binary does not know are allowed: during a rolling upgrade the new
 /// release's expand migrations are applied while old instances still run and restart.
 /// A known version whose SQL differs from what was applied is refused.
+///
+/// Versions below the newest applied one are applied too (ascending, each in one
+/// transaction with its history row, before refinery applies the newer ones): features
+/// reserve number ranges and land in any order (migrations/README.md), so a database
+/// migrated by an earlier build can hold V60 and lack V20–V52. refinery alone, with
+/// `abort_missing` off for the rolling-upgrade case above, would skip them silently.
 pub async fn migrate(database_url: &str) -> anyhow::Result<()> {
+    migrate_versions(database_url, |_| true).await
+}
+
+/// [`migrate`] with only the known versions `keep` accepts: for the upgrade tests, which
+/// start from the schema of an earlier build.
+#[doc(hidden)]
+pub async fn migrate_versions(database_url: &str, keep: impl Fn(u32) -> bool) -> anyhow::Result<()> {
     use anyhow::Context as _;
     let (mut client, connection) = tokio_postgres::connect(database_url, NoTls).await?;
     let handle = tokio::spawn(connection);
-    let runner = embedded::migrations::runner().set_abort_missing(false);
+    let all = embedded::migrations::runner().get_migrations().clone();
+    let known: Vec<refinery::Migration> = all.into_iter().filter(|m| keep(m.version())).collect();
+    let runner = refinery::Runner::new(&known).set_abort_missing(false);
     let known = runner.get_migrations();
     // Fails when the history table does not exist yet: then everything is pending.
     if let Ok(applied) = runner.get_applied_migrations_async(&mut client).await {
@@ -118,6 +133,16 @@ pub async fn migrate(database_url: &str) -> anyhow::Result<()> {
             let _ = handle.await;
             return Ok(());
         }
+        let newest = applied.iter().map(|a| a.version()).max().unwrap_or(0);
+        let mut gaps: Vec<&refinery::Migration> = known
+            .iter()
+            .filter(|k| k.version() < newest && !applied.iter().any(|a| a.version() == k.version()))
+            .collect();
+        gaps.sort_by_key(|m| m.version());
+        for m in gaps {
+            apply_gap(&mut client, m).await.with_context(|| format!("applying migration V{}", m.version()))?;
+            tracing::info!(migration = %m.name(), version = m.version(), "applied migration below the newest applied one");
+        }
     }
     let report = runner
         .run_async(&mut client)
@@ -128,6 +153,27 @@ pub async fn migrate(database_url: &str) -> anyhow::Result<()> {
     }
     drop(client);
     let _ = handle.await;
+    Ok(())
+}
+
+/// Applies one migration older than the newest applied one, with the history row refinery
+/// would write, in one transaction; a concurrent `migrate` that got there first makes it
+/// a no-op (the advisory lock orders them, the history row is read after it).
+async fn apply_gap(client: &mut tokio_postgres::Client, m: &refinery::Migration) -> anyhow::Result<()> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock(hashtext('vestibule.migrate'))", &[]).await?;
+    let version = i32::try_from(m.version())?;
+    let done = tx.query_opt("SELECT 1 FROM refinery_schema_history WHERE version = $1", &[&version]).await?;
+    if done.is_none() {
+        tx.batch_execute(m.sql().unwrap_or_default()).await?;
+        tx.execute(
+            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) \
+             VALUES ($1, $2, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), $3)",
+            &[&version, &m.name(), &m.checksum().to_string()],
+        )
+        .await?;
+    }
+    tx.commit().await?;
     Ok(())
 }
 

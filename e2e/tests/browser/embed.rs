@@ -221,3 +221,69 @@ async fn proof_of_work(stack: &Stack, b: &Browser) {
     }
     eprintln!("proof of work, time to solve in headless Chromium: {}", report.join("; "));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owner_gets_the_snippet_and_filters_and_declines_flagged_entries() {
+    in_browser(|stack, b| Box::pin(owner_side(stack, b))).await;
+}
+
+async fn owner_side(stack: &Stack, b: &Browser) {
+    let (owner, workspace) = stack.owner(OWNER).await;
+    let program = arrange_program(stack, &owner, workspace, "https://www.example.com").await;
+    let current = stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}"), json!(null)).await;
+    let off = json!({"expectedRevision": current["revision"], "proofOfWork": "off"});
+    stack.call(&owner, Method::PATCH, &format!("/api/owner/programs/{program}"), off).await;
+    // Two applicants straight through the API: one from a disposable domain.
+    for (i, email) in ["fake@0-mail.com", "real.person@example.com"].into_iter().enumerate() {
+        let body = json!({"requestKey": uuid::Uuid::new_v4(), "email": email, "noticeVersion": 1,
+            "permission": true, "ref": if i == 0 { "ads" } else { "news" }});
+        let r = reqwest::Client::new()
+            .post(format!("{}/api/public/programs/{SLUG}/signups", stack.base))
+            .header("origin", &stack.base)
+            .json(&body)
+            .send()
+            .await
+            .expect("signup sent");
+        assert_eq!(r.status(), 202);
+    }
+
+    // The program page: the allowed sites, the snippet to paste, the bot protection.
+    crate::flows::sign_in(b, OWNER, &format!("/owner/programs/{program}"), false).await;
+    b.wait_text("Embed on your site").await;
+    b.wait_text("Bot protection").await;
+    b.fill("#embed-origins", "https://www.example.com\nhttps://shop.example.com").await;
+    b.click_button("Save allowed sites").await;
+    b.wait_text("Allowed sites saved.").await;
+    let snippet = b.element("#embed-snippet").await.prop("value").await.unwrap().unwrap_or_default();
+    assert_eq!(snippet, format!("<script src=\"{}/embed.js\" data-program=\"{SLUG}\" async></script>", stack.base));
+    let p = stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}"), json!(null)).await;
+    assert_eq!(p["embedOrigins"], json!(["https://www.example.com", "https://shop.example.com"]));
+    b.check_page("program-embed").await;
+
+    // The queue: the flag filter shows the disposable address only; the bulk decline
+    // declines it with a reason.
+    b.click_link("Queue").await;
+    b.wait_text("real.person@example.com").await;
+    b.choose("#queue-flag", "disposable_domain").await;
+    b.click_button("Apply").await;
+    b.wait_text("Disposable domain").await;
+    for _ in 0..100 {
+        if !b.text().await.contains("real.person@example.com") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let text = b.text().await;
+    assert!(text.contains("fake@0-mail.com") && !text.contains("real.person@example.com"), "{text}");
+    b.check_page("queue-flagged").await;
+    b.click_summary("Decline flagged entries").await;
+    b.choose("#decline-reason", "not_eligible").await;
+    b.click_button("Decline flagged").await;
+    b.wait_text("1 declined.").await;
+    let page: Value = stack
+        .call(&owner, Method::GET, &format!("/api/owner/programs/{program}/entries?state=declined"), json!(null))
+        .await;
+    let declined: Vec<&str> =
+        page["entries"].as_array().unwrap().iter().map(|e| e["email"].as_str().unwrap()).collect();
+    assert_eq!(declined, ["fake@0-mail.com"]);
+}
