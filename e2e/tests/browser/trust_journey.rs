@@ -60,6 +60,19 @@ async fn journey(stack: &Stack, b: &Browser) {
     assert_eq!(checkpoint.program_id.to_string(), program);
     assert!(checkpoint.count >= 5, "notice, signups, the draw and its winner: {checkpoint:?}");
     b.check_page("audit-checkpoint").await;
+
+    // The owner erases another applicant's entry on their request, with a reason.
+    let ben = APPLICANTS[1];
+    b.open(&format!("/owner/programs/{program}/queue")).await;
+    b.click_link(ben).await;
+    b.wait_text("Erase on the person's request").await;
+    b.choose("#entry-erase", "legal_obligation").await;
+    b.click_button("Erase").await;
+    b.wait_text("Erased on request: the address is gone from this entry.").await;
+    b.check_page("entry-erased").await;
+    b.reload().await;
+    b.wait_text("redacted+").await;
+    assert!(!b.text().await.contains(ben), "the erased address is still shown");
     sign_out(b).await;
 
     // An applicant sees their ticket and whether it was drawn.

@@ -7,28 +7,17 @@
 //! `location.ancestorOrigins`. Signups are same-origin with the API (unchanged guard).
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
-use shared::api::PublicProgram;
-use shared::Slug;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::api::{self, ApiError};
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice};
-use crate::routes::waitlist::SignupForm;
+use crate::routes::waitlist::{public_program, SignupForm};
 
 #[component]
 pub fn Embed() -> impl IntoView {
     set_title("Join a waitlist");
-    let params = use_params_map();
-    let program = LocalResource::new(move || {
-        let slug = params.read().get("slug").unwrap_or_default();
-        async move {
-            Slug::parse(&slug).map_err(|_| ApiError::not_found())?;
-            api::get_public::<PublicProgram>(&format!("/api/public/programs/{slug}")).await
-        }
-    });
+    let program = public_program();
     view! {
         {loaded(program, move |r| match r {
             Ok(p) => {

@@ -18,17 +18,22 @@ use crate::components::pow::{self, Solution};
 use crate::components::set_title;
 use crate::components::status::{loaded, Arrived, ErrorNotice, Warning};
 
-#[component]
-pub fn Waitlist() -> impl IntoView {
-    set_title("Join a waitlist");
+/// The public program named by the route's `:slug`, for the form here and the embed.
+pub fn public_program() -> LocalResource<Result<PublicProgram, ApiError>> {
     let params = use_params_map();
-    let program = LocalResource::new(move || {
+    LocalResource::new(move || {
         let slug = params.read().get("slug").unwrap_or_default();
         async move {
             Slug::parse(&slug).map_err(|_| ApiError::not_found())?;
             api::get_public::<PublicProgram>(&format!("/api/public/programs/{slug}")).await
         }
-    });
+    })
+}
+
+#[component]
+pub fn Waitlist() -> impl IntoView {
+    set_title("Join a waitlist");
+    let program = public_program();
     view! {
         {loaded(program, move |r| match r {
                     Ok(p) => {

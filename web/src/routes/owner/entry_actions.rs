@@ -8,6 +8,7 @@ use shared::api::{
     DeclineRequest, EntryDetail, IssuedInvitation, OwnerWithdrawRequest, Program, SelectRequest, DECLINE_REASONS,
     SELECT_REASONS, WITHDRAW_BASES,
 };
+use shared::trust::{EraseRequest, ERASE_REASONS};
 use shared::{EntryActions, InvitationState, OpenInvitation};
 
 use crate::api::ApiError;
@@ -46,8 +47,20 @@ pub fn Actions(
             post("decline", to_json(serde_json::to_value(DeclineRequest { reason_code })), "Declined.")
         })
     };
-    let withdraw = Callback::new(move |basis| {
-        post("withdraw", to_json(serde_json::to_value(OwnerWithdrawRequest { basis })), "Withdrawn.")
+    let withdraw = {
+        let post = post.clone();
+        Callback::new(move |basis| {
+            post("withdraw", to_json(serde_json::to_value(OwnerWithdrawRequest { basis })), "Withdrawn.")
+        })
+    };
+    // Issue 16: erasure on the person's request, with a reason code; withdraws a live
+    // entry first and redacts it at once (the applicant's own erasure is on /me).
+    let erase = Callback::new(move |reason_code| {
+        post(
+            "erase",
+            to_json(serde_json::to_value(EraseRequest { reason_code })),
+            "Erased on request: the address is gone from this entry.",
+        )
     });
 
     let issued = e.invitations.iter().find(|i| i.state == InvitationState::Issued).cloned();
@@ -85,6 +98,7 @@ pub fn Actions(
             {can_decline.then(|| view! { <ReasonForm id="entry-decline" legend="Decline" options=DECLINE_REASONS button="Decline" pending on_submit=decline class="danger"/> })}
             {can_withdraw.then(|| view! { <ReasonForm id="entry-withdraw" legend="Withdraw" options=WITHDRAW_BASES button="Withdraw" pending on_submit=withdraw class="danger"/> })}
             {is_final.then(|| view! { <p class="muted">"This entry's outcome is final; no further decisions are possible."</p> })}
+            <ReasonForm id="entry-erase" legend="Erase on the person's request" options=ERASE_REASONS button="Erase" pending on_submit=erase class="danger"/>
         </section>
     }
 }
