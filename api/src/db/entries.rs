@@ -69,7 +69,7 @@ pub async fn lock_first_waiting(tx: &Transaction<'_>, program_id: Uuid, count: i
 pub async fn lock_first_flagged(
     tx: &Transaction<'_>,
     program_id: Uuid,
-    flag: shared::api::EntryFlag,
+    flag: shared::edge::EntryFlag,
     count: i64,
 ) -> Result<Vec<LockedEntry>> {
     let stmt = tx

@@ -5,7 +5,7 @@
 use super::Result;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
-use shared::api::PowLevel;
+use shared::edge::PowLevel;
 use tokio_postgres::Row;
 use uuid::Uuid;
 

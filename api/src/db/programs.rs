@@ -10,7 +10,7 @@ use crate::domain::EntryState;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use deadpool_postgres::Transaction;
-use shared::api::PowLevel;
+use shared::edge::PowLevel;
 use uuid::Uuid;
 
 /// A validated new program (the request body turned into bounded values at the edge).

@@ -11,7 +11,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
-use shared::api::EntryFlag;
+use shared::edge::EntryFlag;
 use tokio_postgres::Row;
 use uuid::Uuid;
 

@@ -34,7 +34,7 @@ pub struct Target {
 pub struct Resolved {
     pub target: Target,
     pub committed: bool,
-    pub pow_level: shared::api::PowLevel,
+    pub pow_level: shared::edge::PowLevel,
 }
 
 pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid) -> Result<Option<Resolved>> {
