@@ -1,8 +1,9 @@
 //! Cohort codes in the browser (issue 14): the owner creates a cohort code on the
 //! program's "Cohort codes" page (shown once, with its uses meter), and a person who is
 //! on no list redeems it at `/redeem` through the notice step — the notice exactly as
-//! published, an unticked box — and reads the content. Every page is checked for
-//! accessibility.
+//! published, an unticked box — and reads the content. The owner then sees the use, the
+//! dashboard counts them as redeemed, and switching access off says that 1 person loses
+//! it. Every page is checked for accessibility.
 
 use reqwest::Method;
 use serde_json::json;
@@ -27,6 +28,10 @@ async fn a_cohort_code_lets_a_new_person_in_through_the_notice_step() {
 async fn journey(stack: &Stack, b: &Browser) {
     let (owner, workspace) = stack.owner(OWNER).await;
     let program = arrange_program(stack, &owner, workspace).await;
+
+    // Its public form is closed (a code is the way in), and the form's button says so.
+    b.open(&format!("/waitlist/{SLUG}")).await;
+    b.wait_text("Sign-ups are closed.").await;
 
     // The owner creates a code: shown once, then only its uses.
     sign_in(b, OWNER, &format!("/owner/programs/{program}/cohorts"), false).await;
@@ -63,9 +68,17 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.wait_text(CONTENT).await;
     sign_out(b).await;
 
-    // The owner sees the use.
+    // The owner sees the use, and switching access off says who loses it.
     sign_in(b, OWNER, &format!("/owner/programs/{program}/cohorts"), false).await;
     b.wait_text("1 / 5").await;
+    b.open("/owner").await;
+    b.wait_text("1 redeemed").await;
+    b.open(&format!("/owner/programs/{program}")).await;
+    b.click_button("Switch access off").await;
+    b.wait_text("1 person loses access now").await;
+    b.check_page("program-access-off-dialog").await;
+    b.click_button("Cancel").await;
+    b.wait_text("On: people with an active grant can read the content.").await;
 }
 
 /// An open program with its notice, content and access on, straight through the API.

@@ -27,6 +27,8 @@ const CONTENT_SECOND: &str =
     "Download your build at builds.aurora.example/marigold-7731 and sign in with this address.";
 const CONTENT_MARKUP: &str = "<b>This stays plain text</b>";
 
+const GRAMMAR_HELP: &str = "Some valid but unusual addresses are not accepted";
+
 fn content() -> String {
     format!("{CONTENT_FIRST}\n\n{CONTENT_SECOND}\n{CONTENT_MARKUP}")
 }
@@ -46,7 +48,7 @@ async fn journey(stack: &Stack, b: &Browser) {
     let program_id = create_program(b, workspace).await;
     publish_notice(b, &program_id).await;
     write_content(b, &program_id).await;
-    b.click_link("Overview").await;
+    setup_checklist(stack, b).await;
     b.click_button("Switch access on").await;
     b.wait_text("Early access is switched on.").await;
     b.wait_text("Switch access off").await; // the page shows the new revision
@@ -55,21 +57,51 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.wait_text("Close sign-ups").await;
     sign_out(b).await;
 
-    // An applicant joins through the public form.
+    // An applicant joins through the public form: the email first, then the notice in
+    // short (the exact full text one click away), then the box and the button.
     b.open(&format!("/waitlist/{SLUG}")).await;
-    for text in [PURPOSE, CONTACT, RETENTION] {
-        b.wait_text(text).await;
-    }
-    b.wait_text("Some valid but unusual addresses are not accepted").await;
+    b.wait_text(PURPOSE).await;
+    let text = b.text().await;
+    assert!(!text.contains(CONTACT) && !text.contains(RETENTION), "the full notice waits behind its summary");
+    assert!(!text.contains(GRAMMAR_HELP), "the grammar help shows on error only");
+    assert!(!text.contains("Owner console"), "the public form offers no owner navigation");
+    let order = b
+        .driver
+        .execute(
+            "return Array.from(document.querySelectorAll('#signup-email, .notice-full summary, #signup-permission, \
+             form button[type=submit]')).map(e => e.id || e.tagName.toLowerCase())",
+            Vec::new(),
+        )
+        .await
+        .unwrap()
+        .json()
+        .clone();
+    assert_eq!(order, json!(["signup-email", "summary", "signup-permission", "button"]), "the form's order");
     let permission = b.element("#signup-permission").await;
     assert!(!permission.is_selected().await.unwrap(), "the permission box starts unticked");
+    // The disabled button says why, and is described by that text.
+    b.wait_text("Enter your email address.").await;
+    let button = b.element("form button[type=submit]").await;
+    assert_eq!(button.attr("aria-describedby").await.unwrap().as_deref(), Some("signup-blocked"));
+    b.click_summary("Read the full notice (version 1)").await;
+    for text in [CONTACT, RETENTION, "Version 1, published"] {
+        b.wait_text(text).await;
+    }
     b.check_page("waitlist").await;
     b.fill("#signup-email", "not an address").await;
     b.wait_text("The address").await;
+    b.wait_text(GRAMMAR_HELP).await;
+    b.check_page("waitlist-invalid-email").await;
     b.fill("#signup-email", APPLICANT).await;
+    b.wait_text("Tick the box to continue.").await;
+    assert!(!b.text().await.contains(GRAMMAR_HELP), "the help goes with the error");
     b.tick("#signup-permission").await;
     b.click_button("Join the waitlist").await;
     b.wait_text("your request was received").await;
+    // Whom to sign in as, to see the place.
+    b.wait_text("To see your place in the queue, sign in with that same address").await;
+    let place = b.driver.find(By::XPath("//a[normalize-space(.)='see my place']")).await.expect("a link to /me");
+    assert_eq!(place.attr("href").await.unwrap().as_deref(), Some("/me"));
     b.check_page("waitlist-joined").await;
 
     // Signed in, the applicant sees their place.
@@ -79,10 +111,17 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.check_page("me-waiting").await;
     sign_out(b).await;
 
-    // The owner selects the entry, issues an invitation and records its delivery.
-    sign_in(b, OWNER, "/owner", false).await;
+    // The owner selects the entry, issues an invitation and records its delivery. Signing
+    // in without a `next`, an owner lands on the console.
+    b.open("/sign-in").await;
+    b.fill("#sign-in-email", OWNER).await;
+    b.click_button("Sign in").await;
+    b.wait_path("/owner").await;
+    b.wait_text(&format!("Signed in as {OWNER}")).await;
     b.wait_text(SLUG).await;
     b.wait_text("1 / 1000").await;
+    b.wait_text("1 waiting").await;
+    assert!(!b.text().await.contains("Getting started"), "a program that is set up has no checklist");
     b.check_page("owner-dashboard").await;
     b.open(&format!("/owner/programs/{program_id}")).await;
     b.wait_text("Entries by state").await;
@@ -136,6 +175,10 @@ async fn journey(stack: &Stack, b: &Browser) {
     // The recipient signs in, redeems the code and reads the content.
     sign_in(b, APPLICANT, "/redeem", false).await;
     b.wait_text("Paste the code").await;
+    let who = b.element("header .who").await.text().await.unwrap();
+    assert_eq!(who, format!("Signed in as {APPLICANT}"), "the header says who is signed in");
+    b.wait_text("The code works only for the address it was sent to").await;
+    b.driver.find(By::XPath("//button[normalize-space(.)='Use a different account']")).await.expect("a way out");
     b.check_page("redeem").await;
     b.fill("#redeem-code", &code).await;
     b.click_button("Redeem").await;
@@ -168,6 +211,28 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.open(&format!("/early-access/{SLUG}")).await;
     b.wait_text("Nothing to show here").await;
     assert!(!b.text().await.contains(PRIVATE_MARKER));
+}
+
+/// The dashboard's checklist for a program not yet open: what is done is ticked, each step
+/// links to where it is done, and "Copy public link" copies the form's address and ticks
+/// the last step. Its "Open sign-ups" step leads to the program's overview.
+async fn setup_checklist(stack: &Stack, b: &Browser) {
+    b.open("/owner").await;
+    b.wait_text("Getting started").await;
+    for step in ["Publish the notice", "Write the content"] {
+        b.wait_text(&format!("✓ {step} — done")).await;
+    }
+    for step in ["Open sign-ups", "Share the public link"] {
+        b.wait_text(&format!("○ {step} — to do")).await;
+    }
+    b.capture_clipboard().await;
+    b.click_button("Copy public link").await;
+    b.wait_text("Public link copied.").await;
+    assert_eq!(b.copied().await, format!("{}/waitlist/{SLUG}", stack.base));
+    b.wait_text("✓ Share the public link — done").await;
+    b.check_page("owner-dashboard-new").await;
+    b.click_link("Open sign-ups").await;
+    b.wait_text("Entries by state").await;
 }
 
 /// Creates the program from the dashboard's form; returns its id from the new page's path.

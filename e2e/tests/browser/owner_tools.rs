@@ -1,9 +1,10 @@
-//! The owner's tools in the browser (issue 19, items 1 and 11): the next waiting entries
-//! selected in one step, a bulk issue whose downloaded CSV holds one code per entry, the
-//! queue's "not marked sent" and "expiring soon" badges and counts, the whole batch marked
-//! sent in one step, the queue export checked row by row, and on an entry's page the
-//! invitation message copied and marked sent together (the code in the text, never in a
-//! URL).
+//! The owner's tools in the browser (issue 19, items 1, 4, 7 and 11): closing sign-ups
+//! asks first with the number waiting; the next waiting entries selected in one step, a
+//! bulk issue whose downloaded CSV holds one code per entry; the dashboard's figures, each
+//! a link to the filtered queue; the queue's "not marked sent" and "expiring soon" badges
+//! and counts, the whole batch marked sent in one step, the queue export checked row by
+//! row, and on an entry's page the invitation message copied and marked sent together (the
+//! code in the text, never in a URL).
 
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -34,7 +35,15 @@ async fn tools(stack: &Stack, b: &Browser) {
         stack.signup(SLUG, email).await;
     }
     let queue = format!("/owner/programs/{id}/queue");
-    sign_in(b, OWNER, &queue, false).await;
+    sign_in(b, OWNER, &format!("/owner/programs/{id}"), false).await;
+
+    // Closing sign-ups says whom it affects, with the program's own count.
+    b.click_button("Close sign-ups").await;
+    b.wait_text("Sign-ups close now; 3 people are waiting and keep their place.").await;
+    b.click_button("Cancel").await;
+    b.wait_text("Open: the public form accepts sign-ups.").await;
+
+    b.open(&queue).await;
     b.wait_text(THIRD).await;
     b.wait_text("Showing 3 entries").await;
 
@@ -81,6 +90,26 @@ async fn tools(stack: &Stack, b: &Browser) {
     b.wait_text("2 invitations marked sent.").await;
     b.wait_text("0 codes not marked sent").await;
     b.wait_count("table.queue .badge-unsent", 0).await; // no row is left unsent
+
+    // The dashboard at a glance: each figure links to the queue, filtered.
+    b.open("/owner").await;
+    for figure in [
+        "1 waiting",
+        "0 selected without a code",
+        "0 codes not marked sent",
+        "2 codes expiring within 48 h",
+        "0 redeemed",
+        "8 seats free",
+    ] {
+        b.wait_text(figure).await;
+    }
+    assert!(!b.text().await.contains("Getting started"), "an open program has no checklist");
+    b.check_page("owner-dashboard-figures").await;
+    b.click_link("2 codes expiring within 48 h").await;
+    b.wait_path(&queue).await;
+    b.wait_text("Showing 2 entries").await;
+    let state = b.element("#queue-state").await.prop("value").await.unwrap();
+    assert_eq!(state.as_deref(), Some("invited"), "the queue opens filtered to the invited");
 
     // The export holds every entry, whatever the filter (and the toolbar says so).
     b.wait_text("The export holds every entry").await;

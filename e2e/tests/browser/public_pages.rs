@@ -1,6 +1,7 @@
 //! The pages anyone can reach, signed out or signed in without any entry, and the sign-in
 //! redirect: after signing in, `?next=` only ever continues to a path on this site
-//! (issue 12, item 1).
+//! (issue 12, item 1), and `/redeem`'s "Use a different account" comes back there as the
+//! other account (issue 19, item 2).
 
 use crate::browser::Browser;
 use crate::flows::{sign_in, sign_out};
@@ -26,6 +27,19 @@ async fn never_elsewhere(_stack: &Stack, b: &Browser) {
     }
     // A path on this site is where sign-in continues.
     sign_in(b, "rita.redirect@example.com", "/redeem", false).await;
+
+    // A code sent to another address: "Use a different account" signs out and comes back
+    // to /redeem signed in as the other one.
+    b.wait_text("Signed in as rita.redirect@example.com").await;
+    b.click_button("Use a different account").await;
+    b.wait_path("/sign-in").await;
+    let url = b.driver.current_url().await.unwrap();
+    assert_eq!(url.query(), Some("next=/redeem"), "back to /redeem after signing in");
+    b.wait_text("Development sign-in").await;
+    b.fill("#sign-in-email", "rita.other@example.com").await;
+    b.click_button("Sign in").await;
+    b.wait_path("/redeem").await;
+    b.wait_text("Signed in as rita.other@example.com").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -127,10 +127,10 @@ fn SwitchAccount() -> impl IntoView {
     view! {
         <p class="row switch-account">
             <span>{move || match session.email.get() {
-                Some(e) => format!("Signed in as {e}. Was the code sent to another address?"),
-                None => "Was the code sent to another address than this account's?".to_owned(),
+                Some(e) => format!("Signed in as {e}. The code works only for the address it was sent to; if that is another address, sign in with it."),
+                None => "The code works only for the address it was sent to; if that is another address than this account's, sign in with it.".to_owned(),
             }}</span>
-            <button type="button" class="secondary" on:click=switch>"Switch account"</button>
+            <button type="button" class="secondary" on:click=switch>"Use a different account"</button>
         </p>
     }
 }

@@ -1,14 +1,17 @@
-//! `/waitlist/:slug`: the public signup form. It shows the exact notice, an unticked box
-//! and the email field checked with the shared grammar as the user types. One attempt
-//! keeps one request key across retries after a network failure or server error, so a
-//! retry can never count twice; a definite answer ends the attempt. The answer for a new
-//! and a known address is the same neutral "received".
+//! `/waitlist/:slug`: the public signup form. The email field comes first, checked with the
+//! shared grammar as the user types (its fine print shown only once an address is
+//! refused); then the notice in short — its purpose, with the exact full text one click
+//! away — then an unticked box and the button, which says why while it cannot be pressed.
+//! The signup records the version of the notice shown. One attempt keeps one request key
+//! across retries after a network failure or server error, so a retry can never count
+//! twice; a definite answer ends the attempt. The answer for a new and a known address is
+//! the same neutral "received".
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
-use shared::api::{PowLevel, PublicProgram, SignupRequest, SignupResponse};
+use shared::api::{Notice, PowLevel, PublicProgram, SignupRequest, SignupResponse};
 use shared::{EmailKey, ErrorCode, Slug};
 use uuid::Uuid;
 
@@ -156,7 +159,6 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
         <h1>"Join the waitlist"</h1>
         <p class="muted">"Program: " <strong>{title.unwrap_or_else(|| slug.clone())}</strong></p>
         {description.map(|d| view! { <p class="lead">{d}</p> })}
-        <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text published/>
         {move || if received.get() {
             view! {
                 <Arrived id="joined-heading" heading="Thank you — your request was received">
@@ -165,7 +167,9 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
                 </Arrived>
             }.into_any()
         } else {
-            view! { <FormBody signup_open email agreed outcome checked ready on_email submit=submit/> }.into_any()
+            let notice = notice.clone();
+            let published = published.clone();
+            view! { <FormBody signup_open notice published email agreed outcome checked ready on_email submit=submit/> }.into_any()
         }}
     }
 }
@@ -173,6 +177,8 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
 #[component]
 fn FormBody(
     signup_open: bool,
+    notice: Notice,
+    published: (i32, String),
     email: RwSignal<String>,
     agreed: RwSignal<bool>,
     outcome: RwSignal<Outcome>,
@@ -185,34 +191,59 @@ fn FormBody(
         Some(Err(e)) => Some(sentence(&e.to_string())),
         _ => None,
     };
+    // Why the button cannot be pressed yet, in the order the form asks.
+    let blocked = move || {
+        if !signup_open {
+            Some("Sign-ups are closed.")
+        } else if !matches!(checked(), Some(Ok(_))) {
+            Some("Enter your email address.")
+        } else if !agreed.get() {
+            Some("Tick the box to continue.")
+        } else {
+            None
+        }
+    };
     let closed = (!signup_open).then(|| {
         view! {
             <Warning><p>"This waitlist is not taking sign-ups right now. Please check back later."</p></Warning>
         }
     });
+    let Notice { purpose, contact_text, retention_text, .. } = notice;
     view! {
         {closed}
         <form class="card form" method="post" novalidate on:submit=submit>
             <h2>"Your email address"</h2>
             <label for="signup-email">"Email address"</label>
-            <p id="signup-email-help" class="help">
-                "Plain addresses such as name@example.com work. Some valid but unusual addresses are not accepted: ones with spaces, quotes, comments or non-English letters, and ones with an IP address instead of a domain name."
-            </p>
             <input id="signup-email" type="email" inputmode="email" autocomplete="email" spellcheck="false"
                 maxlength="254" disabled=!signup_open prop:value=move || email.get() on:input=on_email
                 aria-invalid=move || problem().is_some().to_string()
-                aria-describedby="signup-email-help signup-email-problem"/>
+                aria-describedby=move || if problem().is_some() { "signup-email-problem signup-email-help" } else { "signup-email-problem" }/>
             <p id="signup-email-problem" class="field-error" aria-live="polite">{problem}</p>
+            // The grammar's fine print, only once an address is refused.
+            {move || problem().is_some().then(|| view! {
+                <p id="signup-email-help" class="help">
+                    "Plain addresses such as name@example.com work. Some valid but unusual addresses are not accepted: ones with spaces, quotes, comments or non-English letters, and ones with an IP address instead of a domain name."
+                </p>
+            })}
+            <section class="notice compact" aria-labelledby="notice-summary-heading">
+                <h3 id="notice-summary-heading">"What you agree to"</h3>
+                <p class="exact">{purpose.clone()}</p>
+                <details class="notice-full">
+                    <summary>{format!("Read the full notice (version {})", published.0)}</summary>
+                    <NoticeView purpose contact_text retention_text published/>
+                </details>
+            </section>
             <div class="check">
                 <input id="signup-permission" type="checkbox" disabled=!signup_open
                     prop:checked=move || agreed.get() on:change=move |ev| agreed.set(event_target_checked(&ev))/>
                 <label for="signup-permission">
-                    "I want to join this waitlist, and I agree that my email address is used and kept as the notice above describes."
+                    "I want to join this waitlist, and I agree that my email address is used and kept as the notice describes."
                 </label>
             </div>
-            <button type="submit" disabled=move || !ready()>
+            <button type="submit" disabled=move || !ready() aria-describedby="signup-blocked">
                 {move || if outcome.get() == Outcome::Sending { "Sending…" } else { "Join the waitlist" }}
             </button>
+            <p id="signup-blocked" class="help" aria-live="polite">{blocked}</p>
             {move || outcome_message(outcome.get())}
         </form>
     }

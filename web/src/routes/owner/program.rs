@@ -96,8 +96,12 @@ fn Overview(
     // Whom a switch affects, from the program's own counts (the same numbers as the funnel).
     let (waiting, active) = (p.counts.waiting, p.counts.active);
     let close_question = match waiting {
-        1 => "The public form stops taking sign-ups now. The 1 person waiting keeps their place; you can open sign-ups again at any time.".to_owned(),
-        n => format!("The public form stops taking sign-ups now. The {n} people waiting keep their place; you can open sign-ups again at any time."),
+        0 => "Sign-ups close now; nobody is waiting. You can open sign-ups again at any time.".to_owned(),
+        1 => "Sign-ups close now; 1 person is waiting and keeps their place. You can open sign-ups again at any time."
+            .to_owned(),
+        n => format!(
+            "Sign-ups close now; {n} people are waiting and keep their place. You can open sign-ups again at any time."
+        ),
     };
     let off_question = match active {
         0 => "Nobody has access yet, so nobody loses it. The content stays closed until you switch access on again.".to_owned(),

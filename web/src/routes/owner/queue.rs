@@ -1,13 +1,14 @@
-//! `/owner/programs/:id/queue`: the private queue with a state filter, a server-side
-//! search by email fragment, cursor paging, row selection for bulk actions and a CSV
-//! export. Addresses appear here because the owner must see them; they never enter the
-//! page's own URL.
+//! `/owner/programs/:id/queue`: the private queue with a state filter (`?state=` sets the
+//! one it opens with), a server-side search by email fragment, cursor paging, row
+//! selection for bulk actions and a CSV export. Addresses appear here because the owner
+//! must see them; they never enter the page's own URL.
 
 use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
+use leptos_router::hooks::use_query_map;
 use shared::api::{
     DeclineFlaggedRequest, DeclineFlaggedResponse, EntryFlag, EntryPage, EntrySearch, EntrySummary, Program,
     DECLINE_FLAGGED_MAX, DECLINE_REASONS,
@@ -79,11 +80,16 @@ async fn load_page(id: Uuid, f: Filters, cursor: Option<String>) -> Result<Entry
 #[component]
 fn QueueView(p: Program) -> impl IntoView {
     let id = p.id;
-    let state = RwSignal::new(String::new());
+    // `?state=` (the dashboard's figures link here) is the filter the page starts with.
+    let initial = use_query_map()
+        .with_untracked(|q| q.get("state"))
+        .filter(|s| s.parse::<EntryState>().is_ok())
+        .unwrap_or_default();
+    let state = RwSignal::new(initial.clone());
     let search = RwSignal::new(String::new());
     let source = RwSignal::new(String::new());
     let flag = RwSignal::new(String::new());
-    let applied = RwSignal::new(Filters::default());
+    let applied = RwSignal::new(Filters { state: initial.clone(), ..Filters::default() });
     let cursors = Cursors::new();
     let selected = RwSignal::new(BTreeSet::<Uuid>::new());
     let page = LocalResource::new(move || load_page(id, applied.get(), cursors.current()));
@@ -142,7 +148,7 @@ fn QueueView(p: Program) -> impl IntoView {
                 <label for="queue-state">"State"</label>
                 <select id="queue-state" on:change=move |ev| state.set(event_target_value(&ev))>
                     <option value="">"All states"</option>
-                    {EntryState::ALL.iter().map(|s| view! { <option value=s.as_str()>{label(s.as_str())}</option> }).collect_view()}
+                    {EntryState::ALL.iter().map(|s| view! { <option value=s.as_str() selected=initial == s.as_str()>{label(s.as_str())}</option> }).collect_view()}
                 </select>
             </div>
             <div>
