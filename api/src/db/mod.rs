@@ -13,6 +13,7 @@ pub mod api_keys;
 pub mod audit;
 pub mod audit_chain;
 pub mod clerk_sync;
+pub mod clerk_sync_log;
 pub mod cohorts;
 mod connect;
 pub mod content;

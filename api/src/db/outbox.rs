@@ -4,6 +4,7 @@
 //! take the same row at once) that commits before any network call; an outcome is
 //! recorded only by the claim that holds the lease, in its own short transaction.
 
+use super::clerk_sync_log::{self, RecordedCall};
 use super::Result;
 use deadpool_postgres::{Client, Transaction};
 use serde_json::Value;
@@ -101,6 +102,8 @@ pub struct Attempt {
     pub status_code: Option<i32>,
     pub outcome: &'static str,
     pub latency_ms: i32,
+    /// The Backend API calls a `clerk_sync` attempt made (its delivery log, V33).
+    pub calls: Vec<RecordedCall>,
 }
 
 /// What becomes of the delivery after an attempt.
@@ -159,12 +162,16 @@ pub async fn finish(
     if updated == 0 {
         tracing::warn!(delivery = delivery.id, "outbox lease lapsed before the outcome was recorded");
     }
-    tx.execute(
-        "INSERT INTO outbox_attempts (delivery_id, attempted_at, status_code, outcome, latency_ms) \
-         SELECT $1, clock_timestamp() - make_interval(secs => $4::int / 1000.0), $2, $3, $4 \
-         WHERE EXISTS (SELECT 1 FROM outbox_deliveries WHERE id = $1)",
-        &[&delivery.id, &attempt.status_code, &attempt.outcome, &attempt.latency_ms],
-    )
-    .await?;
+    let recorded = tx
+        .query_opt(
+            "INSERT INTO outbox_attempts (delivery_id, attempted_at, status_code, outcome, latency_ms) \
+             SELECT $1, clock_timestamp() - make_interval(secs => $4::int / 1000.0), $2, $3, $4 \
+             WHERE EXISTS (SELECT 1 FROM outbox_deliveries WHERE id = $1) RETURNING id",
+            &[&delivery.id, &attempt.status_code, &attempt.outcome, &attempt.latency_ms],
+        )
+        .await?;
+    if let Some(row) = recorded {
+        clerk_sync_log::insert(tx, row.get(0), delivery.event.program_id, &attempt.calls).await?;
+    }
     Ok(())
 }

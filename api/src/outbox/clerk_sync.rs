@@ -1,8 +1,9 @@
 //! The `clerk_sync` target (issue 14): on `grant.created` and `grant.revoked` (a
 //! withdrawal or an erasure that ended a grant is one too), make Clerk agree with the
 //! grant as it is *now*. Runs after COMMIT with no transaction open; every call is
-//! idempotent; the outbox's attempts table is the delivery log, and each Backend API
-//! call's result is logged (call name and status, never the user id).
+//! idempotent; each Backend API call's result is returned with the outcome, recorded
+//! with the attempt (`clerk_sync_calls`, V33: the owner's delivery log) and logged —
+//! call name and status, never the user id.
 //!
 //! * **Active grant, setting on:** the grant's ledger row (`clerk_sync_grants`, V32) is
 //!   written first, pinning the Clerk user id and the setting the grant is synced with;
@@ -24,11 +25,13 @@
 //! Changing or switching off a program's setting applies to grants not yet synced;
 //! grants already synced keep their pinned setting until they end.
 
-use super::{Outcome, Reason};
+use super::{Call, Outcome, Reason};
 use crate::db::clerk_sync::{self, GrantTarget, Synced};
 use crate::db::outbox::Claimed;
 use crate::identity::WriteOutcome;
 use crate::state::AppState;
+use shared::clerk_sync::ClerkCall;
+use std::time::Instant;
 use uuid::Uuid;
 
 /// Rounds of act-then-check before the delivery is retried later instead.
@@ -41,26 +44,13 @@ fn db_failed<E>(_: E) -> Outcome {
     Outcome::Retry { status: None, reason: Reason::HandlerError }
 }
 
-pub async fn deliver(state: &AppState, d: &Claimed) -> Outcome {
+/// Makes Clerk agree with the grant; answers the outcome and every call made.
+pub async fn deliver(state: &AppState, d: &Claimed) -> (Outcome, Vec<Call>) {
     let grant = d.event.payload["data"]["grantId"].as_str().and_then(|s| Uuid::parse_str(s).ok());
-    let Some(grant) = grant else { return Outcome::Failed { reason: Reason::HandlerError } };
-    let mut sync = Sync { state, delivery: d.id, grant, status: None };
-    for _ in 0..ROUNDS {
-        let target = match sync.read().await {
-            Ok(t) => t,
-            Err(outcome) => return outcome,
-        };
-        let acted = if target.active { sync.put(&target).await } else { sync.take_back(&target).await };
-        if let Err(outcome) = acted {
-            return outcome;
-        }
-        match sync.read().await {
-            Ok(now) if now.active == target.active => return Outcome::Delivered { status: sync.status },
-            Ok(_) => continue,
-            Err(outcome) => return outcome,
-        }
-    }
-    Outcome::Retry { status: None, reason: Reason::HandlerError }
+    let Some(grant) = grant else { return (Outcome::Failed { reason: Reason::HandlerError }, Vec::new()) };
+    let mut sync = Sync { state, delivery: d.id, grant, status: None, calls: Vec::new() };
+    let outcome = sync.converge().await;
+    (outcome, sync.calls)
 }
 
 struct Sync<'a> {
@@ -69,9 +59,30 @@ struct Sync<'a> {
     grant: Uuid,
     /// The last status Clerk answered.
     status: Option<i32>,
+    /// The calls made so far, for the delivery log.
+    calls: Vec<Call>,
 }
 
 impl Sync<'_> {
+    async fn converge(&mut self) -> Outcome {
+        for _ in 0..ROUNDS {
+            let target = match self.read().await {
+                Ok(t) => t,
+                Err(outcome) => return outcome,
+            };
+            let acted = if target.active { self.put(&target).await } else { self.take_back(&target).await };
+            if let Err(outcome) = acted {
+                return outcome;
+            }
+            match self.read().await {
+                Ok(now) if now.active == target.active => return Outcome::Delivered { status: self.status },
+                Ok(_) => continue,
+                Err(outcome) => return outcome,
+            }
+        }
+        Outcome::Retry { status: None, reason: Reason::HandlerError }
+    }
+
     async fn read(&self) -> Step<GrantTarget> {
         let client = self.state.pool.get().await.map_err(db_failed)?;
         match clerk_sync::grant_target(&client, self.grant).await {
@@ -89,7 +100,7 @@ impl Sync<'_> {
 
     /// Reports one Backend API call's result; `gone_is_done` counts a 404 as done (a
     /// removal for a user or organization that no longer exists).
-    fn call(&mut self, name: &'static str, result: WriteOutcome, gone_is_done: bool) -> Step {
+    fn call(&mut self, name: ClerkCall, result: WriteOutcome, gone_is_done: bool) -> Step {
         let (status, outcome) = match result {
             WriteOutcome::Done(s) => (Some(s), Ok(())),
             WriteOutcome::Refused(404) if gone_is_done => (Some(404), Ok(())),
@@ -99,10 +110,16 @@ impl Sync<'_> {
             }
             WriteOutcome::Refused(s) => (Some(s), Err(Outcome::Failed { reason: Reason::HttpStatus })),
         };
-        tracing::info!(delivery = self.delivery, call = name, status, ok = outcome.is_ok(), "clerk sync call");
+        tracing::info!(delivery = self.delivery, call = name.as_str(), status, ok = outcome.is_ok(), "clerk sync call");
         if let Some(s) = status {
             self.status = Some(i32::from(s));
         }
+        let logged = match (&outcome, status) {
+            (Ok(()), _) => "succeeded",
+            (Err(_), Some(_)) => Reason::HttpStatus.as_str(),
+            (Err(_), None) => Reason::Connection.as_str(),
+        };
+        self.calls.push(Call { name, outcome: logged, status: status.map(i32::from), ended: Instant::now() });
         outcome
     }
 
@@ -122,7 +139,7 @@ impl Sync<'_> {
         let user = pinned.clerk_user_id.as_str();
         if pinned.public_metadata {
             let result = backend.set_program_metadata(user, &target.slug, true).await;
-            self.call("metadata_set", result, false)?;
+            self.call(ClerkCall::MetadataAdd, result, false)?;
         }
         if let Some((org, role)) = &pinned.organization {
             self.add_member(org, user, role).await?;
@@ -135,14 +152,18 @@ impl Sync<'_> {
         let backend = &self.state.identity.backend;
         if !clerk_sync::membership_ours(&self.client().await?, org, user).await.map_err(db_failed)? {
             match backend.is_member(org, user).await {
-                Ok(true) => return Ok(()),
-                Ok(false) => {}
-                Err(result) => return self.call("membership_check", result, false),
+                Ok((member, status)) => {
+                    self.call(ClerkCall::MembershipCheck, WriteOutcome::Done(status), false)?;
+                    if member {
+                        return Ok(());
+                    }
+                }
+                Err(result) => return self.call(ClerkCall::MembershipCheck, result, false),
             }
             clerk_sync::set_membership_ours(&self.client().await?, org, user, true).await.map_err(db_failed)?;
         }
         let result = backend.add_membership(org, user, role).await;
-        self.call("membership_add", result, false)
+        self.call(ClerkCall::MembershipAdd, result, false)
     }
 
     /// The grant has ended: remove what its ledger row says was put, then the row.
@@ -152,7 +173,7 @@ impl Sync<'_> {
         let user = pinned.clerk_user_id.as_str();
         if pinned.public_metadata {
             let result = backend.set_program_metadata(user, &target.slug, false).await;
-            self.call("metadata_delete", result, true)?;
+            self.call(ClerkCall::MetadataRemove, result, true)?;
         }
         if let Some((org, _)) = &pinned.organization {
             let grant = self.grant;
@@ -161,7 +182,7 @@ impl Sync<'_> {
                 clerk_sync::org_still_wanted(&self.client().await?, org, user, grant).await.map_err(db_failed)?;
             if ours && wanted.is_none() {
                 let result = backend.remove_membership(org, user).await;
-                self.call("membership_remove", result, true)?;
+                self.call(ClerkCall::MembershipRemove, result, true)?;
                 clerk_sync::set_membership_ours(&self.client().await?, org, user, false).await.map_err(db_failed)?;
                 // A grant pinned to the organization meanwhile saw the membership and
                 // left it; it is wanted again, so it is put back.

@@ -49,6 +49,16 @@ impl TargetKind {
     }
 }
 
+/// A Backend API call a `clerk_sync` attempt made, for its delivery log (V33).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Call {
+    pub name: shared::clerk_sync::ClerkCall,
+    /// `succeeded`, or the [`Reason`] it failed for (`http_status`, `connection`).
+    pub outcome: &'static str,
+    pub status: Option<i32>,
+    pub ended: std::time::Instant,
+}
+
 /// What a handler reports for one attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {

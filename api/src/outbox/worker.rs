@@ -4,7 +4,8 @@
 //! On shutdown it stops claiming and finishes the batch it holds (bounded by the
 //! delivery timeouts).
 
-use super::{retry_delay, webhook, Outcome, TargetKind, DISABLE_AFTER_DAYS};
+use super::{retry_delay, webhook, Call, Outcome, TargetKind, DISABLE_AFTER_DAYS};
+use crate::db::clerk_sync_log::RecordedCall;
 use crate::db::outbox::{self, Attempt, Claimed, Next};
 use crate::db::DbError;
 use crate::state::AppState;
@@ -57,7 +58,7 @@ async fn run_once(state: &AppState, http: &reqwest::Client, kinds: &[&str]) -> u
 
 async fn attempt(state: &AppState, http: &reqwest::Client, d: &Claimed) {
     let started = Instant::now();
-    let outcome = dispatch(state, http, d).await;
+    let (outcome, calls) = dispatch(state, http, d).await;
     let latency_ms = i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX);
     let (next, status_code, recorded) = match outcome {
         Outcome::Delivered { status } => (Next::Delivered, status, "delivered"),
@@ -81,7 +82,16 @@ async fn attempt(state: &AppState, http: &reqwest::Client, d: &Claimed) {
         latency_ms,
         "outbox delivery attempt"
     );
-    let attempt = Attempt { status_code, outcome: recorded, latency_ms };
+    let calls = calls
+        .iter()
+        .map(|c| RecordedCall {
+            call: c.name.as_str(),
+            outcome: c.outcome,
+            status_code: c.status,
+            ago_ms: i32::try_from(c.ended.elapsed().as_millis()).unwrap_or(i32::MAX),
+        })
+        .collect();
+    let attempt = Attempt { status_code, outcome: recorded, latency_ms, calls };
     if let Err(e) = record(&state.pool, d, &attempt, next).await {
         // The lease lapses and the delivery is attempted again, with the same webhook-id.
         tracing::warn!(delivery = d.id, error = %e, "outbox outcome not recorded");
@@ -107,12 +117,13 @@ async fn record(pool: &deadpool_postgres::Pool, d: &Claimed, attempt: &Attempt, 
     }
 }
 
-/// Hands a claimed delivery to its target kind's handler.
-async fn dispatch(state: &AppState, http: &reqwest::Client, d: &Claimed) -> Outcome {
+/// Hands a claimed delivery to its target kind's handler; answers the outcome and the
+/// Backend API calls it made (a `clerk_sync` delivery's log).
+async fn dispatch(state: &AppState, http: &reqwest::Client, d: &Claimed) -> (Outcome, Vec<Call>) {
     match TargetKind::parse(&d.target_kind) {
-        Some(TargetKind::Webhook) => webhook::deliver(state, http, d).await,
+        Some(TargetKind::Webhook) => (webhook::deliver(state, http, d).await, Vec::new()),
         Some(TargetKind::ClerkSync) => super::clerk_sync::deliver(state, d).await,
         // Not claimed (the claim names the known kinds); kept total for safety.
-        None => Outcome::Retry { status: None, reason: super::Reason::HandlerError },
+        None => (Outcome::Retry { status: None, reason: super::Reason::HandlerError }, Vec::new()),
     }
 }

@@ -2,6 +2,8 @@
 //! 400 with its code, before any lock or write.
 
 use crate::http::ApiError;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
 use shared::ErrorCode;
 
 /// Free text of 1..=`max` characters that is not only whitespace.
@@ -29,4 +31,14 @@ pub fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
         Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
         Some(_) => Err(ApiError::BadRequest(ErrorCode::InvalidLimit)),
     }
+}
+
+/// The opaque cursor of a log paged by a `bigint` id (webhook and Clerk deliveries).
+pub fn encode_cursor(id: i64) -> String {
+    URL_SAFE_NO_PAD.encode(id.to_be_bytes())
+}
+
+pub fn decode_cursor(s: &str) -> Option<i64> {
+    let bytes: [u8; 8] = URL_SAFE_NO_PAD.decode(s).ok()?.try_into().ok()?;
+    Some(i64::from_be_bytes(bytes)).filter(|id| *id > 0)
 }

@@ -17,6 +17,7 @@ pub mod admission;
 pub mod admission_hook;
 pub mod api_keys;
 pub mod checkpoint;
+pub mod clerk_sync;
 pub mod cohort_redemption;
 pub mod cohorts;
 pub mod decisions;

@@ -2,14 +2,15 @@
 //! program's slug into the user's `public_metadata.vestibule.programs` and the user into
 //! the organization, in clerk-dev, through the outbox after COMMIT; revoking removes
 //! both; with clerk-dev's writes failing the delivery retries and converges once they
-//! work again; an admin role is refused.
+//! work again; an admin role is refused. The owner's delivery log shows each Clerk call's
+//! result, and nothing that names the user.
 
 use crate::support::owner::changes;
 use crate::support::{eventually, Owner, Recipient, TestApp};
 use reqwest::Method;
 use serde_json::{json, Value};
 use shared::api::PatchProgramRequest;
-use shared::clerk_sync::ClerkSyncSetting;
+use shared::clerk_sync::{ClerkCall, ClerkCallOutcome, ClerkSyncCallsResponse, ClerkSyncSetting};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -278,4 +279,90 @@ async fn the_setting_is_checked_and_a_removal_under_faults_converges() {
     app.http.post(&faults).json(&json!({"writes": "ok"})).send().await.unwrap();
     wait_for(&app, &rita, "meta-beta", (Value::Null, vec![])).await;
     deliveries_are(&app, &["delivered", "delivered"]).await;
+}
+
+/// The program's Clerk delivery log as the owner reads it: the typed page and the raw body.
+async fn clerk_log(owner: &Owner, program: Uuid) -> (ClerkSyncCallsResponse, String) {
+    let reply = owner.get(&format!("/api/owner/programs/{program}/clerk-sync/deliveries?limit=100")).await;
+    let page: ClerkSyncCallsResponse = reply.expect(200);
+    (page, reply.text)
+}
+
+#[tokio::test]
+async fn the_delivery_log_shows_each_clerk_call_failing_then_succeeding_and_nothing_personal() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let org = organization(&app).await;
+    let (program, code) = synced_program(&owner, ws, "logged-beta", &org).await;
+    assert!(clerk_log(&owner, program).await.0.calls.is_empty(), "no calls before a grant");
+    let faults = format!("{}/dev/faults", app.clerk.url);
+    app.http.post(&faults).json(&json!({"writes": "unavailable"})).send().await.unwrap();
+
+    let rita = app.recipient("rita@example.com").await;
+    rita.redeem_cohort(&code).await;
+    let grant = grant_of(&app, program).await;
+    // Two failed attempts, each a metadata call Clerk answered 503.
+    let failed = eventually("two failed metadata calls in the log", Duration::from_secs(20), || async {
+        let (page, _) = clerk_log(&owner, program).await;
+        (page.calls.len() >= 2).then_some(page)
+    })
+    .await;
+    for call in &failed.calls {
+        assert_eq!((call.call, call.status_code, call.error.as_deref()), (ClerkCall::MetadataAdd, Some(503), None));
+        assert_eq!((call.grant_id, call.event_type.as_str()), (Some(grant), "grant.created"));
+        assert_ne!(call.outcome, ClerkCallOutcome::Succeeded);
+    }
+    let attempts: Vec<i32> = failed.calls.iter().map(|c| c.attempt).collect();
+    assert!(attempts.windows(2).all(|w| w[0] > w[1]), "newest first: {attempts:?}");
+    // Only the newest attempt's failure is still open (pending, with its next try, or
+    // being tried right now); older ones are plain failures.
+    assert!(failed.calls[1..].iter().all(|c| c.outcome == ClerkCallOutcome::Failed && !c.can_retry));
+    let newest = &failed.calls[0];
+    if newest.outcome == ClerkCallOutcome::Pending {
+        assert!(newest.can_retry && newest.next_attempt_at.is_some(), "{newest:?}");
+    }
+
+    // Paged: one call per page, the cursor walking back in time.
+    let first: ClerkSyncCallsResponse =
+        owner.get(&format!("/api/owner/programs/{program}/clerk-sync/deliveries?limit=1")).await.expect(200);
+    let cursor = first.next_cursor.expect("more than one call");
+    let second: ClerkSyncCallsResponse = owner
+        .get(&format!("/api/owner/programs/{program}/clerk-sync/deliveries?limit=1&cursor={cursor}"))
+        .await
+        .expect(200);
+    assert!(second.calls[0].id < first.calls[0].id);
+
+    // A foreign owner sees the uniform 404, for the log and for a retry.
+    let (stranger, _) = app.owner("stranger@example.com").await;
+    stranger.get(&format!("/api/owner/programs/{program}/clerk-sync/deliveries")).await.expect_error(404, "not_found");
+    let retry = format!("/api/owner/programs/{program}/clerk-sync/deliveries/{}/retry", newest.delivery_id);
+    stranger.post(&retry, &json!({})).await.expect_error(404, "not_found");
+
+    // Clerk works again; the owner's retry makes the delivery due now and it converges.
+    app.http.post(&faults).json(&json!({"writes": "ok"})).send().await.unwrap();
+    owner.post(&retry, &json!({})).await.assert(202);
+    wait_for(&app, &rita, "logged-beta", (json!(true), vec![org.clone()])).await;
+    deliveries_are(&app, &["delivered"]).await;
+    let (page, raw) = clerk_log(&owner, program).await;
+    // (Had an automatic attempt beaten the retry, the retry runs the calls once more:
+    // each is idempotent, so the set is what counts.)
+    let succeeded: Vec<ClerkCall> =
+        page.calls.iter().filter(|c| c.outcome == ClerkCallOutcome::Succeeded).map(|c| c.call).collect();
+    assert_eq!(succeeded.first(), Some(&ClerkCall::MembershipAdd), "{raw}");
+    for call in [ClerkCall::MetadataAdd, ClerkCall::MembershipCheck] {
+        assert!(succeeded.contains(&call), "{call:?} succeeded: {raw}");
+    }
+    assert!(page.calls.iter().all(|c| !c.can_retry && c.next_attempt_at.is_none()), "{raw}");
+    assert!(page.calls.iter().filter(|c| c.outcome == ClerkCallOutcome::Failed).all(|c| c.status_code == Some(503)));
+
+    // Revoking is logged as removals.
+    owner.revoke_grant(grant).await;
+    deliveries_are(&app, &["delivered", "delivered"]).await;
+    let (page, raw) = clerk_log(&owner, program).await;
+    let newest: Vec<(ClerkCall, &str)> = page.calls[..2].iter().map(|c| (c.call, c.event_type.as_str())).collect();
+    assert_eq!(newest, [(ClerkCall::MembershipRemove, "grant.revoked"), (ClerkCall::MetadataRemove, "grant.revoked")]);
+    // Nothing personal in the log: no Clerk user id, no email, no organization id.
+    for secret in [rita.user_id.as_str(), "rita@example.com", "example.com", org.as_str(), "user_"] {
+        assert!(!raw.contains(secret), "the log holds {secret}: {raw}");
+    }
 }

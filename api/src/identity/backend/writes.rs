@@ -77,14 +77,17 @@ impl BackendClient {
     }
 
     /// Whether the user is a member of the organization already (any role), from the
-    /// user's memberships list; `Err` is the outcome to report when that is unknown.
-    pub async fn is_member(&self, org: &str, user_id: &str) -> Result<bool, WriteOutcome> {
+    /// user's memberships list, with the status Clerk answered; `Err` is the outcome to
+    /// report when that is unknown.
+    pub async fn is_member(&self, org: &str, user_id: &str) -> Result<(bool, u16), WriteOutcome> {
         if !super::is_plausible_user_id(user_id) {
             return Err(WriteOutcome::Refused(400));
         }
         let path = format!("/v1/users/{user_id}/organization_memberships?limit=500");
         let sent = self.send(reqwest::Method::GET, &path, None).await;
-        let Ok((200..=299, body)) = &sent else { return Err(Self::outcome(sent, &[], &[])) };
-        Ok(body["data"].as_array().is_some_and(|d| d.iter().any(|m| m["organization"]["id"].as_str() == Some(org))))
+        let Ok((status @ 200..=299, body)) = &sent else { return Err(Self::outcome(sent, &[], &[])) };
+        let member =
+            body["data"].as_array().is_some_and(|d| d.iter().any(|m| m["organization"]["id"].as_str() == Some(org)));
+        Ok((member, *status))
     }
 }

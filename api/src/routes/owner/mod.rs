@@ -6,6 +6,7 @@
 mod admission_hook;
 mod api_keys;
 mod audit;
+mod clerk_sync;
 mod cohort_codes;
 mod content;
 mod decisions;
@@ -60,6 +61,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(cohort_codes::list)
         .service(cohort_codes::read)
         .service(cohort_codes::revoke);
+    clerk_sync::configure(cfg);
     webhooks::configure(cfg);
     api_keys::configure(cfg);
     admission_hook::configure(cfg);

@@ -7,13 +7,11 @@ use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
 use crate::outbox::webhook_message_id;
-use crate::routes::input::page_limit;
+use crate::routes::input::{decode_cursor, encode_cursor, page_limit};
 use crate::state::AppState;
 use crate::time::rfc3339;
 use crate::usecases::webhooks::{self, event_list, NewWebhook};
 use actix_web::{delete, get, patch, post, web, HttpResponse};
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use serde::Deserialize;
 use shared::integrations::{
     CreateWebhookRequest, DeliveriesResponse, DeliveryAttempt, UpdateWebhookRequest, Webhook, WebhookDelivery,
@@ -125,15 +123,6 @@ struct DeliveryQuery {
     cursor: Option<String>,
     #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
-}
-
-fn encode_cursor(id: i64) -> String {
-    URL_SAFE_NO_PAD.encode(id.to_be_bytes())
-}
-
-fn decode_cursor(s: &str) -> Option<i64> {
-    let bytes: [u8; 8] = URL_SAFE_NO_PAD.decode(s).ok()?.try_into().ok()?;
-    Some(i64::from_be_bytes(bytes)).filter(|id| *id > 0)
 }
 
 #[utoipa::path(operation_id = "listWebhookDeliveries", params(DeliveryQuery), responses(
