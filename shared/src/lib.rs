@@ -5,6 +5,7 @@
 pub mod api;
 pub mod clerk_sync;
 pub mod cohort;
+pub mod draw_filter;
 pub mod edge;
 pub mod email;
 pub mod error;

@@ -44,6 +44,20 @@ impl fmt::Display for SourceRef {
     }
 }
 
+/// In the OpenAPI document a source is a string with its pattern.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for SourceRef {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .pattern(Some(r"^[a-z0-9_-]{1,40}$"))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for SourceRef {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,8 +129,16 @@ pub struct OwnDrawTicket {
     pub drawn: bool,
 }
 
-/// The `format` of a [`DrawRecord`].
-pub const DRAW_FORMAT: &str = "vestibule-draw/1";
+pub use crate::draw_filter::{DrawFilter, FlagFilter};
+
+/// The `format` of a [`DrawRecord`] opened today: it names its [`DrawFilter`], and its
+/// tickets hash covers the filter (see `api/src/draw.rs`).
+pub const DRAW_FORMAT: &str = "vestibule-draw/2";
+
+/// The `format` of records of draws opened before filters existed (all over every
+/// waiting entry): no `filter`, the tickets hash covers the tickets only. Such records
+/// stay verifiable as they were downloaded.
+pub const DRAW_FORMAT_V1: &str = "vestibule-draw/1";
 
 /// Most winners one draw may have.
 pub const DRAW_MAX_WINNERS: i32 = 10_000;
@@ -139,8 +147,21 @@ pub const DRAW_MAX_WINNERS: i32 = 10_000;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenDrawRequest {
-    /// How many winners (1–10 000). The candidates are the program's waiting entries.
+    /// How many winners (1–10 000). The candidates are the program's waiting entries,
+    /// narrowed by `source` and `flag` when given.
     pub winners: i32,
+    /// Only entries that came from this source (`?ref=`; the queue's grammar).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::SourceRef>,
+    /// Only entries carrying this flag, or (`unflagged`) carrying none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flag: Option<FlagFilter>,
+}
+
+impl OpenDrawRequest {
+    pub fn filter(&self) -> DrawFilter {
+        DrawFilter { source: self.source.clone(), flag: self.flag }
+    }
 }
 
 /// A draw as an owner lists it.
@@ -152,6 +173,8 @@ pub struct DrawSummary {
     /// `open` or `run`.
     pub state: String,
     pub winners: i32,
+    /// Which waiting entries it is over (draws opened before filters: every one).
+    pub filter: DrawFilter,
     pub candidates: i32,
     pub seed_commitment: String,
     pub tickets_hash: String,
@@ -162,22 +185,28 @@ pub struct DrawSummary {
 }
 
 /// Everything needed to recompute a draw offline (`vestibule verify-draw FILE`): the
-/// commitment, the sorted tickets, and once run the seed, the tickets no longer waiting
-/// when it ran, and the winners' tickets in draw order. All hashes lowercase hex.
+/// filter, the commitment, the sorted tickets, and once run the seed, the tickets no
+/// longer waiting when it ran, and the winners' tickets in draw order. All hashes
+/// lowercase hex.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DrawRecord {
-    /// Always [`DRAW_FORMAT`].
+    /// [`DRAW_FORMAT`], or [`DRAW_FORMAT_V1`] for a draw opened before filters.
     pub format: String,
     pub draw_id: Uuid,
     pub program_id: Uuid,
     /// `open` or `run`.
     pub state: String,
     pub winners: i32,
+    /// Which waiting entries got tickets. Always present in format 2; absent in format 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<DrawFilter>,
     /// SHA-256 of the seed.
     pub seed_commitment: String,
-    /// SHA-256 of the sorted tickets' bytes, concatenated.
+    /// Format 2: SHA-256 of the filter's canonical line and then the sorted tickets'
+    /// bytes, so the commitment covers the population too. Format 1: SHA-256 of the
+    /// sorted tickets' bytes, concatenated.
     pub tickets_hash: String,
     /// Every candidate's ticket, sorted.
     pub tickets: Vec<String>,

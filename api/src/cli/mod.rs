@@ -34,7 +34,8 @@ enum Command {
         #[arg(long, num_args = 1.., value_name = "FILE")]
         checkpoint: Vec<std::path::PathBuf>,
     },
-    /// Recompute a downloaded lottery draw record offline (no database needed).
+    /// Recompute a downloaded lottery draw record offline (no database needed), its
+    /// filter included.
     VerifyDraw {
         #[arg(value_name = "FILE")]
         file: std::path::PathBuf,
@@ -124,14 +125,18 @@ fn verify_draw(file: &std::path::Path) -> anyhow::Result<()> {
     if !problems.is_empty() {
         anyhow::bail!("draw {} does not verify", record.draw_id);
     }
+    let over = match &record.filter {
+        Some(filter) => format!("{}, filter committed", filter.describe()),
+        None => "every waiting entry (format 1, before filters)".to_owned(),
+    };
     match record.seed {
         Some(_) => println!(
-            "ok    draw {}: seed matches its commitment, {} tickets match their hash, {} drawn as recomputed",
+            "ok    draw {} over {over}: seed matches its commitment, {} tickets match their hash, {} drawn as recomputed",
             record.draw_id,
             record.tickets.len(),
             record.drawn.len()
         ),
-        None => println!("ok    draw {} (open): {} tickets match their hash", record.draw_id, record.tickets.len()),
+        None => println!("ok    draw {} (open) over {over}: {} tickets match their hash", record.draw_id, record.tickets.len()),
     }
     Ok(())
 }

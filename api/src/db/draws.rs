@@ -1,14 +1,20 @@
-//! `draws` and `draw_tickets` (issue 16, migration V52). Callers hold the program lock
-//! `FOR UPDATE` (writers) or `FOR SHARE` (readers) first; a draw row is locked after it.
+//! `draws` and `draw_tickets` (issue 16, migrations V52 and V53, which added the record
+//! format and the filter). Callers hold the program lock `FOR UPDATE` (writers) or
+//! `FOR SHARE` (readers) first; a draw row is locked after it.
 
 use super::Result;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::{GenericClient, Transaction};
+use shared::trust::{DrawFilter, FlagFilter};
+use shared::SourceRef;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
 /// The unique index that allows one open draw per program.
 pub const ONE_OPEN: &str = "draws_one_open_per_program";
+
+/// The record format of every draw opened now (filter committed; see `crate::draw`).
+pub const FORMAT: i16 = 2;
 
 #[derive(Debug, Clone)]
 pub struct DrawRow {
@@ -21,9 +27,20 @@ pub struct DrawRow {
     pub tickets_hash: Vec<u8>,
     pub opened_at: DateTime<Utc>,
     pub run_at: Option<DateTime<Utc>>,
+    /// The record format: 1 for draws opened before filters (`filter` is then empty), 2 since.
+    pub format: i16,
+    pub filter: DrawFilter,
 }
 
-const COLUMNS: &str = "id, program_id, winners, candidates, seed, seed_commitment, tickets_hash, opened_at, run_at";
+impl DrawRow {
+    /// The filter as the record and its commitment carry it: none in format 1.
+    pub fn committed_filter(&self) -> Option<&DrawFilter> {
+        (self.format >= 2).then_some(&self.filter)
+    }
+}
+
+const COLUMNS: &str = "id, program_id, winners, candidates, seed, seed_commitment, tickets_hash, opened_at, run_at, \
+                       format, filter_source, filter_flag";
 
 impl From<&Row> for DrawRow {
     fn from(r: &Row) -> Self {
@@ -37,15 +54,32 @@ impl From<&Row> for DrawRow {
             tickets_hash: r.get(6),
             opened_at: r.get(7),
             run_at: r.get(8),
+            format: r.get(9),
+            filter: DrawFilter {
+                source: r.get::<_, Option<String>>(10).map(|s| SourceRef::parse(&s).expect("draws_filter_source")),
+                flag: r.get::<_, Option<&str>>(11).map(|f| f.parse::<FlagFilter>().expect("draws_filter_flag")),
+            },
         }
     }
 }
 
-/// The program's waiting entries (the candidates of a new draw).
-pub async fn waiting_entries(tx: &Transaction<'_>, program_id: Uuid) -> Result<Vec<Uuid>> {
-    let stmt =
-        tx.prepare_cached("SELECT id FROM entries WHERE program_id = $1 AND state = 'waiting' ORDER BY id").await?;
-    Ok(tx.query(&stmt, &[&program_id]).await?.iter().map(|r| r.get(0)).collect())
+/// The program's waiting entries matching the filter (the candidates of a new draw).
+/// The flags read as the queue's (`db::queue::EntryRow::flags`).
+pub async fn waiting_entries(tx: &Transaction<'_>, program_id: Uuid, filter: &DrawFilter) -> Result<Vec<Uuid>> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id FROM entries WHERE program_id = $1 AND state = 'waiting' \
+               AND ($2::text IS NULL OR source_ref = $2) \
+               AND ($3::text IS NULL \
+                    OR ($3 = 'disposable_domain' AND disposable_domain) \
+                    OR ($3 = 'possible_duplicate' AND duplicate_of IS NOT NULL) \
+                    OR ($3 = 'unflagged' AND NOT disposable_domain AND duplicate_of IS NULL)) \
+             ORDER BY id",
+        )
+        .await?;
+    let source = filter.source.as_ref().map(SourceRef::as_str);
+    let flag = filter.flag.map(FlagFilter::as_str);
+    Ok(tx.query(&stmt, &[&program_id, &source, &flag]).await?.iter().map(|r| r.get(0)).collect())
 }
 
 /// Whether the program has a draw that has not run.
@@ -58,9 +92,13 @@ pub async fn has_open(tx: &Transaction<'_>, program_id: Uuid) -> Result<bool> {
 /// Writes a new draw and its tickets (`entries[i]` holds `tickets[i]`).
 pub async fn insert(tx: &Transaction<'_>, draw: &DrawRow, entries: &[Uuid], tickets: &[Vec<u8>]) -> Result<()> {
     let stmt = tx
-        .prepare_cached(&format!("INSERT INTO draws ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"))
+        .prepare_cached(&format!(
+            "INSERT INTO draws ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+        ))
         .await?;
     let d = draw;
+    let source = d.filter.source.as_ref().map(SourceRef::as_str);
+    let flag = d.filter.flag.map(FlagFilter::as_str);
     tx.execute(
         &stmt,
         &[
@@ -73,6 +111,9 @@ pub async fn insert(tx: &Transaction<'_>, draw: &DrawRow, entries: &[Uuid], tick
             &d.tickets_hash,
             &d.opened_at,
             &d.run_at,
+            &d.format,
+            &source,
+            &flag,
         ],
     )
     .await?;

@@ -1,6 +1,7 @@
 //! Verifiable lottery draws (issue 16). Policy: opening freezes the program's waiting
-//! entries as tickets and commits to a server-random seed (its SHA-256) and to the
-//! sorted tickets (their SHA-256); one open draw per program. Running it — a separate,
+//! entries that match the draw's filter (source, flag; `crate::draw` says what they
+//! mean) as tickets and commits to a server-random seed (its SHA-256) and to the filter
+//! and sorted tickets (the tickets hash); one open draw per program. Running it — a separate,
 //! later owner action — reveals the seed and selects, in that one transaction, the first
 //! `winners` tickets of the seed's order whose entries are still waiting, with reason
 //! `lottery`, provided the seats allow them all: seats in use (active grants and
@@ -16,6 +17,7 @@ use crate::domain::{EntryMove, EntryState};
 use crate::draw;
 use deadpool_postgres::Pool;
 use ring::rand::{SecureRandom, SystemRandom};
+use shared::trust::DrawFilter;
 use std::collections::HashSet;
 use uuid::Uuid;
 
@@ -25,7 +27,7 @@ use_case_error! {
         AlreadyOpen,
         #[error("the draw has run already")]
         AlreadyRun,
-        #[error("no waiting entries to draw from")]
+        #[error("no waiting entries match the filter")]
         NoCandidates,
         #[error("not enough free seats for the winners")]
         SeatsInsufficient,
@@ -38,8 +40,14 @@ pub const LOTTERY: &str = "lottery";
 /// A draw with its tickets (sorted by ticket).
 pub type DrawView = (DrawRow, Vec<TicketRow>);
 
-/// Opens a draw of `winners` over the program's waiting entries.
-pub async fn open(pool: &Pool, user_id: &str, program_id: Uuid, winners: i32) -> Result<DrawView, DrawError> {
+/// Opens a draw of `winners` over the program's waiting entries that match `filter`.
+pub async fn open(
+    pool: &Pool,
+    user_id: &str,
+    program_id: Uuid,
+    winners: i32,
+    filter: DrawFilter,
+) -> Result<DrawView, DrawError> {
     let mut seed = [0u8; 32];
     SystemRandom::new()
         .fill(&mut seed)
@@ -48,7 +56,7 @@ pub async fn open(pool: &Pool, user_id: &str, program_id: Uuid, winners: i32) ->
         if draws::has_open(o.tx, o.program.id).await? {
             return Err(DrawError::AlreadyOpen);
         }
-        let candidates = draws::waiting_entries(o.tx, o.program.id).await?;
+        let candidates = draws::waiting_entries(o.tx, o.program.id, &filter).await?;
         if candidates.is_empty() {
             return Err(DrawError::NoCandidates);
         }
@@ -63,9 +71,11 @@ pub async fn open(pool: &Pool, user_id: &str, program_id: Uuid, winners: i32) ->
             candidates: i32::try_from(candidates.len()).unwrap_or(i32::MAX),
             seed: seed.to_vec(),
             seed_commitment: draw::commitment(&seed).to_vec(),
-            tickets_hash: draw::tickets_hash(&sorted).to_vec(),
+            tickets_hash: draw::tickets_hash(Some(&filter), &sorted).to_vec(),
             opened_at: o.now,
             run_at: None,
+            format: draws::FORMAT,
+            filter: filter.clone(),
         };
         let entry_ids: Vec<Uuid> = tickets.iter().map(|(_, e)| *e).collect();
         let ticket_bytes: Vec<Vec<u8>> = sorted.iter().map(|t| t.to_vec()).collect();

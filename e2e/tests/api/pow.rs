@@ -2,7 +2,8 @@
 //! refusal (missing, malformed, wrong, expired, foreign, weaker, reused — each a 400
 //! `challenge_failed` with nothing written), the replay that needs no solving, the
 //! rollback that leaves a refused admission's solution unused, and reuse refused across
-//! two server instances on one database.
+//! two server instances on one database; and the benchmark's solver (loadgen's, which
+//! encodes its payload as the SPA's Web Worker does) admitted by the real server.
 
 use crate::support::owner::changes;
 use crate::support::public::signup_request;
@@ -11,6 +12,10 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use shared::api::{Challenge, PatchProgramRequest, PowLevel, SignupRequest};
 use uuid::Uuid;
+
+/// loadgen's solver, the one `scripts/bench`'s `signup-pow` cells sign up with.
+#[path = "../../src/bin/loadgen/pow.rs"]
+mod loadgen_pow;
 
 /// An owner with an open program at `level`.
 async fn open_at(level: PowLevel) -> (TestApp, Owner, Uuid) {
@@ -178,4 +183,14 @@ async fn two_signups_racing_with_one_solution_admit_one() {
     statuses.sort();
     assert_eq!(statuses, [202, 400]);
     assert_eq!(written(&app).await, (1, 1, 1));
+}
+
+#[tokio::test]
+async fn a_payload_solved_by_loadgen_as_the_worker_encodes_it_is_admitted_once() {
+    let (app, owner, program) = open_at(PowLevel::Normal).await;
+    let altcha = loadgen_pow::solve(&app.challenge("beta").await).expect("solvable");
+    app.try_signup_with("beta", &carrying("ann@example.com", Some(altcha.clone()))).await.assert(202);
+    assert_eq!(owner.entries(program, "").await.entries.len(), 1);
+    let reused = app.try_signup_with("beta", &carrying("bob@example.com", Some(altcha))).await;
+    reused.expect_error(400, "challenge_failed");
 }

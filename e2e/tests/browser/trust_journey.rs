@@ -1,5 +1,5 @@
-//! Issue 16 in the browser: the owner opens a lottery draw on the program's "Lottery" page,
-//! runs it in a separate step and downloads its record, which recomputes offline with the
+//! Issue 16 in the browser: the owner opens a lottery draw over one source on the program's
+//! "Lottery" page (the filter is shown in words and is in the record), runs it in a separate step and downloads its record, which recomputes offline with the
 //! same code as `vestibule verify-draw`; the audit page downloads the chain's checkpoint.
 //! An applicant sees their own ticket and whether it was drawn on `/me`, downloads their
 //! data (theirs only), and erases their entry: the receipt id is shown and the entry is
@@ -27,18 +27,22 @@ async fn an_owner_draws_by_lot_and_an_applicant_sees_their_ticket_then_erases_th
 async fn journey(stack: &Stack, b: &Browser) {
     let (owner, workspace) = stack.owner(OWNER).await;
     let program = arrange_program(stack, &owner, workspace).await;
-    for email in APPLICANTS {
-        signup(stack, email).await;
+    // Two came from the newsletter (`?ref=newsletter`), one from elsewhere.
+    for (email, source) in APPLICANTS.iter().zip([Some("newsletter"), Some("newsletter"), None]) {
+        signup(stack, email, source).await;
     }
 
-    // The owner opens a draw for one winner, then runs it in a second step.
+    // The owner opens a draw for one winner among the newsletter's applicants, then runs it
+    // in a second step.
     sign_in(b, OWNER, &format!("/owner/programs/{program}/draws"), false).await;
     b.wait_text("No draws yet.").await;
     b.check_page("draws-empty").await;
     b.fill("#draw-winners", "1").await;
+    b.fill("#draw-source", "newsletter").await;
     b.click_button("Open draw").await;
-    b.wait_text("Draw opened with 3 tickets.").await;
-    b.wait_text("1 to draw from 3 tickets").await;
+    b.wait_text("Draw opened with 2 tickets.").await;
+    b.wait_text("1 to draw from 2 tickets").await;
+    b.wait_text("Candidates: waiting entries from source “newsletter”.").await;
     b.check_page("draws-open").await;
     b.click_button("Run draw").await;
     b.click_button("Run it").await;
@@ -46,7 +50,8 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.click_button("Download record").await;
     let draw_file = until_file(b, "draw-").await;
     let record: DrawRecord = serde_json::from_str(&draw_file).expect("a draw record");
-    assert_eq!((record.state.as_str(), record.tickets.len(), record.drawn.len()), ("run", 3, 1));
+    assert_eq!((record.state.as_str(), record.tickets.len(), record.drawn.len()), ("run", 2, 1));
+    assert_eq!(record.filter.as_ref().and_then(|f| f.source.as_ref()).map(|s| s.as_str()), Some("newsletter"));
     assert_eq!(api::draw::verify(&record), Vec::<String>::new(), "the downloaded record recomputes");
     assert!(!draw_file.contains('@'), "tickets reveal no email");
     b.check_page("draws-run").await;
@@ -140,8 +145,11 @@ async fn arrange_program(stack: &Stack, owner: &crate::common::clerk::User, work
     id
 }
 
-async fn signup(stack: &Stack, email: &str) {
-    let body = json!({"requestKey": Uuid::new_v4(), "email": email, "noticeVersion": 1, "permission": true});
+async fn signup(stack: &Stack, email: &str, source: Option<&str>) {
+    let mut body = json!({"requestKey": Uuid::new_v4(), "email": email, "noticeVersion": 1, "permission": true});
+    if let Some(source) = source {
+        body["ref"] = json!(source);
+    }
     let reply = reqwest::Client::new()
         .post(format!("{}/api/public/programs/{SLUG}/signups", stack.base))
         .header("origin", &stack.base)

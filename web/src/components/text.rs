@@ -64,3 +64,11 @@ pub fn days_from_now(days: u32) -> String {
 pub fn is_past(ts: &str) -> bool {
     js_sys::Date::parse(ts) < js_sys::Date::now()
 }
+
+/// What the owner reads for an entry flag (the queue's filter and badges, the draw form).
+pub fn flag_label(flag: shared::edge::EntryFlag) -> &'static str {
+    match flag {
+        shared::edge::EntryFlag::DisposableDomain => "Disposable domain",
+        shared::edge::EntryFlag::PossibleDuplicate => "Possible duplicate",
+    }
+}

@@ -1,6 +1,8 @@
-//! Lottery draws (issue 16): `POST /api/owner/programs/{id}/draws` `{winners}` opens one
-//! over the waiting entries, `GET …/draws` lists them, `GET …/draws/{drawId}` is the
-//! downloadable record (the seed only once run) and `POST …/draws/{drawId}/run` runs it.
+//! Lottery draws (issue 16): `POST /api/owner/programs/{id}/draws` `{winners, source?,
+//! flag?}` opens one over the waiting entries matching the filter (a malformed filter is
+//! refused by the body's own types: 400 `invalid_body`), `GET …/draws` lists them,
+//! `GET …/draws/{drawId}` is the downloadable record (the seed only once run) and
+//! `POST …/draws/{drawId}/run` runs it.
 
 use crate::http::error::Result;
 use crate::http::ApiError;
@@ -9,7 +11,7 @@ use crate::state::AppState;
 use crate::time::rfc3339;
 use crate::usecases::draws::{self, DrawView};
 use actix_web::{get, post, web, HttpResponse};
-use shared::trust::{DrawRecord, DrawSummary, OpenDrawRequest, DRAW_FORMAT, DRAW_MAX_WINNERS};
+use shared::trust::{DrawRecord, DrawSummary, OpenDrawRequest, DRAW_FORMAT, DRAW_FORMAT_V1, DRAW_MAX_WINNERS};
 use shared::ErrorCode;
 use uuid::Uuid;
 
@@ -24,11 +26,12 @@ pub fn record((row, tickets): DrawView) -> DrawRecord {
         tickets.iter().filter_map(|t| t.drawn_rank.map(|r| (r, hex::encode(&t.ticket)))).collect();
     drawn.sort();
     DrawRecord {
-        format: DRAW_FORMAT.to_owned(),
+        format: if row.committed_filter().is_some() { DRAW_FORMAT } else { DRAW_FORMAT_V1 }.to_owned(),
         draw_id: row.id,
         program_id: row.program_id,
         state: state_of(has_run),
         winners: row.winners,
+        filter: row.committed_filter().cloned(),
         seed_commitment: hex::encode(&row.seed_commitment),
         tickets_hash: hex::encode(&row.tickets_hash),
         tickets: tickets.iter().map(|t| hex::encode(&t.ticket)).collect(),
@@ -41,8 +44,9 @@ pub fn record((row, tickets): DrawView) -> DrawRecord {
 }
 
 #[utoipa::path(operation_id = "openDraw", request_body = OpenDrawRequest, responses(
-    (status = 201, description = "Opened: the commitment and the frozen tickets (no seed).", body = DrawRecord),
-    (status = 409, description = "A draw is open already (`draw_already_open`), or nobody is waiting (`draw_no_candidates`)."),
+    (status = 201, description = "Opened: the filter, the commitment and the frozen tickets (no seed).", body = DrawRecord),
+    (status = 400, description = "Winners out of bounds (`invalid_winners`), or a malformed `source` or `flag` (`invalid_body`); nothing is written."),
+    (status = 409, description = "A draw is open already (`draw_already_open`), or no waiting entry matches the filter (`draw_no_candidates`)."),
 ))]
 #[post("/owner/programs/{id}/draws")]
 async fn open(
@@ -54,7 +58,7 @@ async fn open(
     if !(1..=DRAW_MAX_WINNERS).contains(&body.winners) {
         return Err(ApiError::BadRequest(ErrorCode::InvalidWinners));
     }
-    let view = draws::open(&state.pool, &session.user_id, *id, body.winners).await?;
+    let view = draws::open(&state.pool, &session.user_id, *id, body.winners, body.filter()).await?;
     Ok(HttpResponse::Created().json(record(view)))
 }
 
@@ -70,6 +74,7 @@ async fn list(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>)
             id: d.id,
             state: state_of(d.run_at.is_some()),
             winners: d.winners,
+            filter: d.filter,
             candidates: d.candidates,
             seed_commitment: hex::encode(&d.seed_commitment),
             tickets_hash: hex::encode(&d.tickets_hash),

@@ -16,8 +16,9 @@ pub struct Limits {
     pub requests: Option<u64>,
 }
 
-pub async fn run(api: &Api, workload: Workload, clients: usize, limits: Limits) -> Report {
-    let workload = Arc::new(workload);
+/// Runs one cell; pass an `Arc` to look at the workload afterwards (`Workload::annotate`).
+pub async fn run(api: &Api, workload: impl Into<Arc<Workload>>, clients: usize, limits: Limits) -> Report {
+    let workload: Arc<Workload> = workload.into();
     let issued = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
     let deadline = started + limits.duration;

@@ -10,6 +10,19 @@
 //! (private content reads by signed-in grant holders) and `redeem` (concurrent
 //! redemptions of pre-issued codes). Every cell gets fresh programs.
 //!
+//! `signup-pow` is `signup-one` into a program whose proof of work is `normal` (issue 15):
+//! each signup carries a solved ALTCHA challenge, solved exactly as the SPA's Web Worker
+//! solves and encodes it (`pow.rs`). What it measures is the *server's* cost of proof of
+//! work (the challenge check and the spent-solution row), so the clients' hashing is kept
+//! out of the timed window: before the cell, loadgen fetches and solves a pool of
+//! challenges (`--pow-pool`, or sized from a one-second `signup-one`-style calibration at
+//! the same concurrency × the cell's length × 1.5), then the cell only sends signups, one
+//! solution each (each is single-use). On two shared cores, solving during the window
+//! would take CPU from the API and PostgreSQL and measure the client instead. Challenges
+//! expire after 10 minutes, so a `signup-pow` cell runs at most 300 s. Its report says
+//! how big the pool was, how much the cell used and whether it ran out (the cell then
+//! ends early, and its req/s covers only the time it ran).
+//!
 //! `scale` is different: it fills the database through SQL first (`--fill-entries`,
 //! needs `--database-url`), then measures the owner's reads, the export and the bulk
 //! actions on a large program, and signups into it (see `scale.rs`).
@@ -17,6 +30,7 @@
 mod client;
 mod driver;
 mod fill;
+mod pow;
 mod scale;
 mod scenarios;
 mod setup;
@@ -24,11 +38,13 @@ mod stats;
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Scenario {
     SignupOne,
+    SignupPow,
     #[value(name = "signup-16")]
     Signup16,
     Replay,
@@ -41,6 +57,7 @@ impl Scenario {
     pub fn name(self) -> &'static str {
         match self {
             Scenario::SignupOne => "signup-one",
+            Scenario::SignupPow => "signup-pow",
             Scenario::Signup16 => "signup-16",
             Scenario::Replay => "replay",
             Scenario::Read => "read",
@@ -92,6 +109,10 @@ pub struct Args {
     /// `redeem`: codes issued before each cell (the cell ends early when they run out).
     #[arg(long, default_value_t = 1500)]
     codes: usize,
+    /// `signup-pow`: challenges solved before each cell (one per request; the cell ends
+    /// early when they run out). Without it, sized from a one-second calibration.
+    #[arg(long)]
+    pow_pool: Option<usize>,
     /// Print one JSON object per cell instead of a table.
     #[arg(long)]
     json: bool,
@@ -123,6 +144,9 @@ async fn main() -> anyhow::Result<()> {
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         bail!("--seconds must be in (0, 600]");
     }
+    if args.scenario == Scenario::SignupPow && args.seconds > 300.0 {
+        bail!("signup-pow: --seconds must be at most 300 (its pre-solved challenges expire after 10 minutes)");
+    }
     let ctx = setup::Context::connect(&args).await.context("arranging the owner")?;
     if !args.json {
         println!("{}", stats::Report::header());
@@ -153,9 +177,10 @@ async fn main() -> anyhow::Result<()> {
     let max_clients = *args.concurrency.iter().max().expect("at least one concurrency");
     let shared = scenarios::prepare_shared(&ctx, args.scenario, max_clients).await?;
     for &clients in &args.concurrency {
-        let workload = scenarios::prepare_cell(&ctx, args.scenario, clients, args.codes, shared.as_ref()).await?;
+        let workload = Arc::new(scenarios::prepare_cell(&ctx, &args, clients, shared.as_ref()).await?);
         let limits = driver::Limits { duration: Duration::from_secs_f64(args.seconds), requests: args.requests };
-        let report = driver::run(&ctx.api, workload, clients, limits).await;
+        let mut report = driver::run(&ctx.api, workload.clone(), clients, limits).await;
+        workload.annotate(&mut report);
         emit(report.named(args.scenario.name(), clients));
     }
     Ok(())

@@ -1,13 +1,21 @@
 //! What one request of each scenario is, and the state each cell starts from. Signup
 //! cells get fresh programs (an empty queue each time); replays repeat keys committed
 //! during setup; reads come from grant holders made once per run (one per client);
-//! redemptions use codes issued before the cell, one code per request.
+//! redemptions use codes issued before the cell, one code per request; proof-of-work
+//! signups use challenges fetched and solved before the cell, one solution per request.
 
 use crate::client::Caller;
+use crate::driver::{self, Limits};
 use crate::setup::{signup_body, Context, Program, EMAIL_DOMAIN};
-use crate::Scenario;
+use crate::stats::Report;
+use crate::{pow, Args, Scenario};
+use anyhow::Context as _;
+use futures::stream::{self, StreamExt, TryStreamExt};
 use reqwest::Method;
+use serde_json::{json, Value};
+use shared::api::Challenge;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 use uuid::Uuid;
 
 /// Committed signups per replay cell (replays pick among them).
@@ -23,6 +31,16 @@ pub enum Workload {
     Signup {
         programs: Vec<Program>,
         tag: String,
+    },
+    /// Signups into one program with proof of work on, each carrying one of `solutions`
+    /// (solved before the cell); the cell ends early if they run out.
+    SignupPow {
+        program: Program,
+        tag: String,
+        solutions: Vec<String>,
+        next: AtomicUsize,
+        /// How the pool was made (printed with the cell's report).
+        prep: Vec<(&'static str, Value)>,
     },
     Replay {
         slug: String,
@@ -58,11 +76,11 @@ pub async fn prepare_shared(ctx: &Context, scenario: Scenario, max_clients: usiz
 
 pub async fn prepare_cell(
     ctx: &Context,
-    scenario: Scenario,
+    args: &Args,
     clients: usize,
-    codes: usize,
     shared: Option<&Shared>,
 ) -> anyhow::Result<Workload> {
+    let (scenario, codes) = (args.scenario, args.codes);
     let tag = format!("{}-c{clients}", ctx.run);
     Ok(match scenario {
         Scenario::Scale => anyhow::bail!("scale runs on its own (scale.rs)"),
@@ -74,6 +92,7 @@ pub async fn prepare_cell(
             }
             Workload::Signup { programs, tag }
         }
+        Scenario::SignupPow => signup_pow(ctx, args, clients, tag).await?,
         Scenario::Replay => {
             let program = ctx.program(&ctx.slug("replay"), false).await?;
             let emails = (0..REPLAY_KEYS).map(|i| format!("k{i}-{}@{EMAIL_DOMAIN}", program.slug)).collect();
@@ -108,6 +127,14 @@ impl Workload {
                     program.notice_version,
                 )))
             }
+            Workload::SignupPow { program, tag, solutions, next, .. } => {
+                let altcha = solutions.get(next.fetch_add(1, Ordering::Relaxed))?;
+                let email = format!("s{seq}-w{worker}-{tag}@{EMAIL_DOMAIN}");
+                let path = format!("/api/public/programs/{}/signups", program.slug);
+                let mut body = signup_body(Uuid::new_v4(), &email, program.notice_version);
+                body["altcha"] = json!(altcha);
+                Some(ctx.request(Method::POST, &path, None).json(&body))
+            }
             Workload::Replay { slug, committed, notice_version } => {
                 let (key, email) = &committed[(worker * 7919 + seq as usize) % committed.len()];
                 let path = format!("/api/public/programs/{slug}/signups");
@@ -131,4 +158,88 @@ impl Workload {
             }
         }
     }
+}
+
+impl Workload {
+    /// Adds what the cell's preparation and use of its pool say to its report: for
+    /// `signup-pow`, the pool's size, how much of it the cell used and whether it ran out.
+    pub fn annotate(&self, report: &mut Report) {
+        if let Workload::SignupPow { solutions, next, prep, .. } = self {
+            for (k, v) in prep {
+                report.note(k, v.clone());
+            }
+            let asked = next.load(Ordering::Relaxed);
+            report.note("pow_used", json!(asked.min(solutions.len())));
+            report.note("pow_pool_ran_out", json!(asked > solutions.len()));
+        }
+    }
+}
+
+/// Most solutions one cell pre-solves.
+const POW_POOL_MAX: usize = 200_000;
+/// Headroom over the calibrated rate (the machine is noisy; running out ends the cell).
+const POW_POOL_MARGIN: f64 = 1.5;
+
+/// A `signup-pow` cell: a fresh program with proof of work `normal`, and a pool of
+/// solved challenges big enough for the cell, all fetched and solved *before* the timed
+/// window so the clients' hashing does not compete with the server for the CPU while it
+/// is measured. Without `--pow-pool`, the pool is sized from a one-second calibration:
+/// `signup-one`-style signups (proof of work off, a program of their own) at the same
+/// concurrency, times the cell's length, times 1.5.
+async fn signup_pow(ctx: &Context, args: &Args, clients: usize, tag: String) -> anyhow::Result<Workload> {
+    let mut prep = Vec::new();
+    let wanted = match args.pow_pool {
+        Some(n) => n,
+        None => {
+            let program = ctx.program(&ctx.slug("powcal"), false).await?;
+            let calibration = Workload::Signup { programs: vec![program], tag: format!("{tag}-cal") };
+            let limits = Limits { duration: Duration::from_secs(1), requests: None };
+            let rate = driver::run(&ctx.api, calibration, clients, limits).await.throughput;
+            prep.push(("pow_calibration_rps", json!(rate)));
+            (rate * args.seconds * POW_POOL_MARGIN).ceil() as usize + clients
+        }
+    };
+    let size = wanted.min(args.requests.map_or(usize::MAX, |r| r as usize)).clamp(1, POW_POOL_MAX);
+    let program = ctx.program(&ctx.slug("pow"), false).await?;
+    ctx.set_proof_of_work(&program, "normal").await?;
+
+    eprintln!("loadgen: fetching and solving {size} challenges for the c={clients} cell");
+    let started = Instant::now();
+    let path = &format!("/api/public/programs/{}/challenge", program.slug);
+    let challenges: Vec<Challenge> = stream::iter(0..size)
+        .map(|_| async move {
+            let v = ctx.api.call(Method::GET, path, None, None, &[200]).await?;
+            serde_json::from_value::<Challenge>(v).context("a challenge")
+        })
+        .buffer_unordered(crate::setup::SETUP_PARALLELISM)
+        .try_collect()
+        .await?;
+    let fetched = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let solutions = tokio::task::spawn_blocking(move || solve_all(&challenges)).await??;
+    let solved = started.elapsed().as_secs_f64();
+    eprintln!("loadgen: {size} challenges fetched in {fetched:.1} s, solved in {solved:.1} s");
+    prep.push(("pow_pool", json!(size)));
+    prep.push(("pow_fetch_s", json!((fetched * 100.0).round() / 100.0)));
+    prep.push(("pow_solve_s", json!((solved * 100.0).round() / 100.0)));
+    Ok(Workload::SignupPow { program, tag, solutions, next: AtomicUsize::new(0), prep })
+}
+
+/// Solves every challenge, on as many threads as the machine has cores (nothing else of
+/// loadgen's runs meanwhile).
+fn solve_all(challenges: &[Challenge]) -> anyhow::Result<Vec<String>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = challenges.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = challenges
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(pow::solve).collect::<Option<Vec<_>>>()))
+            .collect();
+        let mut all = Vec::with_capacity(challenges.len());
+        for h in handles {
+            let part = h.join().map_err(|_| anyhow::anyhow!("a solver thread panicked"))?;
+            all.extend(part.context("a challenge without a solution")?);
+        }
+        Ok(all)
+    })
 }

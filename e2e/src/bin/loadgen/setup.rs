@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 /// How many setup requests are in flight at once.
-const SETUP_PARALLELISM: usize = 8;
+pub const SETUP_PARALLELISM: usize = 8;
 /// The highest caps the schema allows, so the benchmark never meets a cap.
 const CAP: i32 = 100_000;
 const PURPOSE: &str = "Load test of the Vestibule admission path";
@@ -86,7 +86,8 @@ impl Context {
             .send()
             .await?;
         let notice_version = n["version"].as_i64().context("notice version")?;
-        // No proof of work: the benchmark measures admission, not the clients' hashing.
+        // No proof of work: the benchmark measures admission, not the clients' hashing
+        // (`signup-pow` turns it on for its own program).
         self.patch_program(&id, json!({"signupOpen": true, "proofOfWork": "off"})).await?;
         if content {
             let body = json!({"expectedRevision": 0, "body": "Private benchmark notes: ".repeat(20)});
@@ -96,6 +97,11 @@ impl Context {
             self.patch_program(&id, json!({"accessEnabled": true})).await?;
         }
         Ok(Program { id, slug: slug.to_owned(), notice_version })
+    }
+
+    /// Sets the program's proof of work (`off`, `normal` or `strict`).
+    pub async fn set_proof_of_work(&self, program: &Program, level: &str) -> anyhow::Result<()> {
+        self.patch_program(&program.id, json!({"proofOfWork": level})).await
     }
 
     async fn patch_program(&self, id: &str, mut changes: Value) -> anyhow::Result<()> {

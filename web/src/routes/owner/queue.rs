@@ -22,7 +22,7 @@ use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
-use crate::components::text::{label, time, StateBadge};
+use crate::components::text::{flag_label, label, time, StateBadge};
 use crate::routes::owner::{load_program, uuid_param};
 
 const PAGE_SIZE: i64 = 50;
@@ -244,14 +244,6 @@ fn toggle(set: &mut BTreeSet<Uuid>, id: Uuid, on: bool) {
         set.insert(id);
     } else {
         set.remove(&id);
-    }
-}
-
-/// What the owner reads for a flag.
-fn flag_label(flag: EntryFlag) -> &'static str {
-    match flag {
-        EntryFlag::DisposableDomain => "Disposable domain",
-        EntryFlag::PossibleDuplicate => "Possible duplicate",
     }
 }
 
