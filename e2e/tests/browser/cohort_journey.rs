@@ -4,9 +4,14 @@
 //! published, an unticked box — and reads the content. The owner then sees the use, the
 //! dashboard counts them as redeemed, and switching access off says that 1 person loses
 //! it. Every page is checked for accessibility.
+//!
+//! "On grant, in Clerk" in the browser: the owner sets it on the program page (an admin
+//! role is refused in the form), a grant reaches the user's public metadata and the
+//! organization in `clerk-dev`, and the owner sees the succeeded calls in the log.
 
 use reqwest::Method;
-use serde_json::json;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
 
 use crate::browser::Browser;
 use crate::flows::{sign_in, sign_out};
@@ -79,6 +84,75 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.check_page("program-access-off-dialog").await;
     b.click_button("Cancel").await;
     b.wait_text("On: people with an active grant can read the content.").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grant_reaches_clerk_and_the_owner_sees_each_call_in_the_log() {
+    in_browser(|stack, b| Box::pin(clerk_journey(stack, b))).await;
+}
+
+async fn clerk_journey(stack: &Stack, b: &Browser) {
+    let (owner, workspace) = stack.owner(OWNER).await;
+    let program = arrange_program(stack, &owner, workspace).await;
+    let (status, org) = stack.clerk.backend(Method::POST, "/v1/organizations", Some(json!({"name": "Partners"}))).await;
+    assert!(status.is_success(), "{org}");
+    let org = org["id"].as_str().unwrap().to_owned();
+
+    // The owner sets it in the form; an admin role is refused before anything is saved.
+    sign_in(b, OWNER, &format!("/owner/programs/{program}"), false).await;
+    b.wait_text("On grant, in Clerk").await;
+    b.wait_text("No calls yet.").await;
+    b.tick("#clerk-metadata").await;
+    b.fill("#clerk-org", &org).await;
+    b.fill("#clerk-role", "org:admin").await;
+    b.click_button("Save Clerk setting").await;
+    b.wait_text("not an admin role").await;
+    let saved = stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}"), Value::Null).await;
+    assert!(saved["clerk"].is_null(), "nothing saved with an admin role: {saved}");
+    b.fill("#clerk-role", "org:member").await;
+    b.click_button("Save Clerk setting").await;
+    b.wait_text("Clerk setting saved.").await;
+    let saved = stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}"), Value::Null).await;
+    assert_eq!(saved["clerk"], json!({"publicMetadata": true, "organizationId": org, "role": "org:member"}));
+
+    // A grant: someone new redeems a cohort code (straight through the API).
+    let expires = (chrono::Utc::now() + chrono::Duration::days(7)).to_rfc3339();
+    let body = json!({"label": "Partners", "maxUses": 5, "expiresAt": expires});
+    let created = stack.call(&owner, Method::POST, &format!("/api/owner/programs/{program}/cohort-codes"), body).await;
+    let nia = stack.clerk.user(NEWCOMER).await;
+    let redeem = json!({"code": created["code"], "noticeVersion": 1, "permission": true});
+    stack.call(&nia, Method::POST, "/api/me/invitations/redeem", redeem).await;
+
+    // Clerk holds it: the slug in her public metadata, her membership with the role.
+    let in_clerk = || async {
+        let (_, user) = stack.clerk.backend(Method::GET, &format!("/v1/users/{}", nia.user_id), None).await;
+        let path = format!("/v1/users/{}/organization_memberships", nia.user_id);
+        let (_, memberships) = stack.clerk.backend(Method::GET, &path, None).await;
+        let role = memberships["data"]
+            .as_array()
+            .and_then(|d| d.iter().find(|m| m["organization"]["id"] == org.as_str()).map(|m| m["role"].clone()));
+        user["public_metadata"]["vestibule"]["programs"][SLUG] == json!(true) && role == Some(json!("org:member"))
+    };
+    let log = format!("/api/owner/programs/{program}/clerk-sync/deliveries");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let calls = stack.call(&owner, Method::GET, &log, Value::Null).await;
+        let succeeded =
+            calls["calls"].as_array().map_or(0, |c| c.iter().filter(|c| c["outcome"] == "succeeded").count());
+        if succeeded == 3 && in_clerk().await {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the grant never reached Clerk: {calls}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // The owner sees each call, in plain words.
+    b.click_button("Refresh").await;
+    for text in ["Add to public metadata", "Check organization membership", "Add to organization", "Succeeded"] {
+        b.wait_text(text).await;
+    }
+    assert!(!b.text().await.contains(&nia.user_id), "no Clerk user id on the page");
+    b.check_page("clerk-sync-log").await;
 }
 
 /// An open program with its notice, content and access on, straight through the API.
