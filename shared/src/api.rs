@@ -253,6 +253,9 @@ pub struct ProgramCounts {
     pub hour: i64,
     /// Active grants plus unexpired issued invitations (what the seat cap limits).
     pub seats: i64,
+    /// Every entry of the program, whatever its state (the unfiltered queue's length).
+    #[serde(default)]
+    pub entries: i64,
     /// Entries waiting in the queue.
     #[serde(default)]
     pub waiting: i64,
@@ -738,6 +741,11 @@ pub struct EntrySearch {
     /// Only entries carrying this flag (`disposable_domain`, `possible_duplicate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flag: Option<String>,
+    /// Only entries whose live invitation is `unsent` (not marked sent) or `expiring`
+    /// (within 48 hours), by the database clock.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::queue::InvitationFilter>))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invitation: Option<String>,
 }
 
 #[cfg(test)]

@@ -54,6 +54,7 @@ pub enum ErrorCode {
     InvalidDescription,
     InvalidRef,
     InvalidFlag,
+    InvalidInvitationFilter,
     ChallengeFailed,
     InvalidProofOfWork,
     InvalidEmbedOrigins,

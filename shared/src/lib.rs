@@ -10,6 +10,7 @@ pub mod edge;
 pub mod email;
 pub mod error;
 pub mod integrations;
+pub mod queue;
 pub mod slug;
 pub mod source_ref;
 pub mod states;

@@ -53,6 +53,8 @@ pub async fn workspace_of(client: &impl GenericClient, program_id: Uuid) -> Resu
 pub struct Summary {
     pub hour: i64,
     pub seats: i64,
+    /// Every entry, whatever its state.
+    pub entries: i64,
     pub waiting: i64,
     pub selected: i64,
     pub active: i64,
@@ -93,12 +95,13 @@ pub async fn with_summaries(
            EXISTS (SELECT 1 FROM early_access_content WHERE program_id = p.id), \
            n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, \
            s.waiting, s.selected, s.active, o.not_sent, o.expiring_soon, \
-           cs.public_metadata, cs.organization_id, cs.organization_role \
+           cs.public_metadata, cs.organization_id, cs.organization_role, s.entries \
          FROM programs p LEFT JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
          LEFT JOIN program_clerk_sync cs ON cs.program_id = p.id \
          CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE state = 'waiting') AS waiting, \
               count(*) FILTER (WHERE state = 'selected') AS selected, \
-              count(*) FILTER (WHERE state = 'active') AS active FROM entries WHERE program_id = p.id) s \
+              count(*) FILTER (WHERE state = 'active') AS active, count(*) AS entries \
+              FROM entries WHERE program_id = p.id) s \
          CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE delivery_recorded_at IS NULL) AS not_sent, \
               count(*) FILTER (WHERE expires_at <= $3::timestamptz + interval '48 hours') AS expiring_soon \
               FROM invitations WHERE program_id = p.id AND state = 'issued' AND expires_at > $3) o \
@@ -129,6 +132,7 @@ pub async fn with_summaries(
                 active: r.get(width + 11),
                 not_sent: r.get(width + 12),
                 expiring_soon: r.get(width + 13),
+                entries: r.get(width + 17),
                 notice,
                 has_content: r.get(width + 2),
                 clerk: r.get::<_, Option<bool>>(width + 14).map(|public_metadata| super::clerk_sync::ClerkSync {

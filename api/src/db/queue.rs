@@ -1,5 +1,5 @@
 //! The owner's queue, read in queue order — `(created_at, id)` ascending — paged by an
-//! opaque keyset cursor; one entry with its notice snapshot; the export. Policy: the cursor holds
+//! opaque keyset cursor and filtered; one entry with its notice snapshot; the export. Policy: the cursor holds
 //! only a time and an id, never an email; entries are created under the program lock
 //! with the clock read after it, so an entry added later sorts after every page
 //! already read, and keyset paging neither repeats nor skips.
@@ -12,6 +12,8 @@ use base64::Engine as _;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use shared::edge::EntryFlag;
+use shared::queue::{InvitationFilter, EXPIRING_WITHIN_HOURS};
+use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
@@ -93,40 +95,105 @@ impl From<&Row> for EntryRow {
     }
 }
 
-/// A page filter: state, a case-insensitive email fragment, the source (`?ref=`), and
-/// where to start.
+/// A page filter: state, a case-insensitive email fragment, the source (`?ref=`), a flag,
+/// the live invitation's delivery or expiry (issue 19), and where to start.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     pub state: Option<EntryState>,
     pub email_fragment: Option<String>,
     pub source: Option<shared::SourceRef>,
     pub flag: Option<EntryFlag>,
+    pub invitation: Option<InvitationFilter>,
     pub after: Option<Cursor>,
 }
 
-/// Up to `limit` entries after the cursor, in queue order.
-pub async fn page(client: &Transaction<'_>, program_id: Uuid, filter: &Filter, limit: i64) -> Result<Vec<EntryRow>> {
-    let sql = format!(
-        r"SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM}
-          WHERE e.program_id = $1
-            AND ($2::text IS NULL OR e.state = $2)
-            AND ($3::text IS NULL OR e.email_key ILIKE $3 ESCAPE '\')
-            AND ($4::timestamptz IS NULL OR (e.created_at, e.id) > ($4, $5::uuid))
-            AND ($7::text IS NULL OR e.source_ref = $7)
-            AND ($8::text IS NULL OR ($8 = 'disposable_domain' AND e.disposable_domain)
-                                  OR ($8 = 'possible_duplicate' AND e.duplicate_of IS NOT NULL))
-          ORDER BY e.created_at, e.id
-          LIMIT $6"
-    );
-    let state = filter.state.map(EntryState::as_str);
-    let pattern = filter.email_fragment.as_deref().map(|f| format!("%{}%", escape_like(f)));
-    let (after_at, after_id) = (filter.after.map(|c| c.created_at), filter.after.map(|c| c.id));
-    let stmt = client.prepare_cached(&sql).await?;
-    let source = filter.source.as_ref().map(shared::SourceRef::as_str);
-    let flag = filter.flag.map(EntryFlag::as_str);
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] =
-        [&program_id, &state, &pattern, &after_at, &after_id, &limit, &source, &flag];
-    let rows = client.query(&stmt, &params).await?;
+/// An issued invitation with its entry and notice: where an invitation filter starts.
+const ISSUED_FROM: &str = "invitations i JOIN entries e ON e.id = i.entry_id AND e.program_id = i.program_id \
+                           AND i.state = 'issued' JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id";
+
+type Param = Box<dyn ToSql + Sync + Send>;
+
+/// The statement for the entries a filter admits, in queue order. Only the filter's own
+/// conditions are in it, so each combination is planned on its own index (the state,
+/// source and flag indexes all end in the queue order). An invitation filter starts from
+/// the program's issued invitations (`invite_program_issued_idx`: at most the seats in use
+/// plus the expired ones not yet marked) and joins their entries, so it never walks the
+/// queue; its clock is the one the transaction read from the database.
+struct Filtered {
+    sql: String,
+    params: Vec<Param>,
+}
+
+impl Filtered {
+    fn new(program_id: Uuid, filter: &Filter, now: DateTime<Utc>) -> Filtered {
+        let from = if filter.invitation.is_some() { ISSUED_FROM } else { ENTRY_FROM };
+        let sql = format!("SELECT {ENTRY_COLUMNS} FROM {from} WHERE e.program_id = $1");
+        let mut q = Filtered { sql, params: vec![Box::new(program_id)] };
+        if let Some(state) = filter.state {
+            q.and("e.state = $?", vec![Box::new(state.as_str())]);
+        }
+        if let Some(fragment) = &filter.email_fragment {
+            q.and(r"e.email_key ILIKE $? ESCAPE '\'", vec![Box::new(format!("%{}%", escape_like(fragment)))]);
+        }
+        if let Some(source) = &filter.source {
+            q.and("e.source_ref = $?", vec![Box::new(source.as_str().to_owned())]);
+        }
+        match filter.flag {
+            Some(EntryFlag::DisposableDomain) => q.and("e.disposable_domain", vec![]),
+            Some(EntryFlag::PossibleDuplicate) => q.and("e.duplicate_of IS NOT NULL", vec![]),
+            None => {}
+        }
+        match filter.invitation {
+            Some(InvitationFilter::Unsent) => {
+                q.and("i.expires_at > $? AND i.delivery_recorded_at IS NULL", vec![Box::new(now)]);
+            }
+            Some(InvitationFilter::Expiring) => {
+                let soon = now + chrono::Duration::hours(EXPIRING_WITHIN_HOURS);
+                q.and("i.expires_at > $? AND i.expires_at <= $?", vec![Box::new(now), Box::new(soon)]);
+            }
+            None => {}
+        }
+        if let Some(after) = filter.after {
+            q.and("(e.created_at, e.id) > ($?, $?)", vec![Box::new(after.created_at), Box::new(after.id)]);
+        }
+        q.sql.push_str(" ORDER BY e.created_at, e.id");
+        q
+    }
+
+    /// Appends ` AND condition`, numbering its `$?` placeholders for `values` in order.
+    fn and(&mut self, condition: &str, values: Vec<Param>) {
+        let mut parts = condition.split("$?");
+        self.sql.push_str(" AND ");
+        self.sql.push_str(parts.next().unwrap_or_default());
+        debug_assert_eq!(parts.clone().count(), values.len(), "one value per placeholder in {condition}");
+        for (part, value) in parts.zip(values) {
+            self.params.push(value);
+            self.sql.push_str(&format!("${}{part}", self.params.len()));
+        }
+    }
+
+    fn limit(mut self, limit: i64) -> Filtered {
+        self.params.push(Box::new(limit));
+        self.sql.push_str(&format!(" LIMIT ${}", self.params.len()));
+        self
+    }
+
+    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        self.params.iter().map(|p| p.as_ref() as &(dyn ToSql + Sync)).collect()
+    }
+}
+
+/// Up to `limit` entries after the cursor, in queue order; `now` is the transaction's clock.
+pub async fn page(
+    client: &Transaction<'_>,
+    program_id: Uuid,
+    filter: &Filter,
+    now: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<EntryRow>> {
+    let q = Filtered::new(program_id, filter, now).limit(limit);
+    let stmt = client.prepare_cached(&q.sql).await?;
+    let rows = client.query(&stmt, &q.params()).await?;
     Ok(rows.iter().map(EntryRow::from).collect())
 }
 
@@ -141,18 +208,25 @@ fn escape_like(fragment: &str) -> String {
     })
 }
 
-/// Every entry of the program, in queue order (the owner's export), read through one
-/// portal `batch` rows at a time and handed to `sink` batch by batch, so the caller
-/// never holds more than a batch. Stops when `sink` answers `false` (its reader has
-/// gone); answers whether every row was handed over. Call it inside a snapshot
-/// (`db::snapshot`): the portal's rows then all come from one instant.
-pub async fn export<F>(tx: &Transaction<'_>, program_id: Uuid, batch: i32, mut sink: F) -> Result<bool>
+/// The entries `filter` admits (every entry, for the empty filter), in queue order (the
+/// owner's export), read through one portal `batch` rows at a time and handed to `sink`
+/// batch by batch, so the caller never holds more than a batch. Stops when `sink` answers
+/// `false` (its reader has gone); answers whether every row was handed over. Call it
+/// inside a snapshot (`db::snapshot`): the portal's rows then all come from one instant.
+pub async fn export<F>(
+    tx: &Transaction<'_>,
+    program_id: Uuid,
+    filter: &Filter,
+    now: DateTime<Utc>,
+    batch: i32,
+    mut sink: F,
+) -> Result<bool>
 where
     F: AsyncFnMut(Vec<EntryRow>) -> bool,
 {
-    let sql = format!("SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM} WHERE e.program_id = $1 ORDER BY e.created_at, e.id");
-    let stmt = tx.prepare_cached(&sql).await?;
-    let portal = tx.bind(&stmt, &[&program_id]).await?;
+    let q = Filtered::new(program_id, filter, now);
+    let stmt = tx.prepare_cached(&q.sql).await?;
+    let portal = tx.bind(&stmt, &q.params()).await?;
     loop {
         let rows = tx.query_portal(&portal, batch).await?;
         let last = rows.len() < usize::try_from(batch).unwrap_or(usize::MAX);
@@ -198,6 +272,27 @@ mod tests {
         assert_eq!(Cursor::decode(""), None);
         assert_eq!(Cursor::decode("not a cursor"), None);
         assert_eq!(Cursor::decode(&URL_SAFE_NO_PAD.encode([0u8; 23])), None);
+    }
+
+    #[test]
+    fn a_filter_puts_only_its_own_conditions_in_the_statement_numbered_in_order() {
+        let now = DateTime::from_timestamp_micros(1_700_000_000_000_000).unwrap();
+        let plain = Filtered::new(Uuid::nil(), &Filter::default(), now);
+        assert!(plain.sql.ends_with("WHERE e.program_id = $1 ORDER BY e.created_at, e.id"), "{}", plain.sql);
+        assert_eq!(plain.params.len(), 1);
+        let after = Cursor { created_at: now, id: Uuid::nil() };
+        let filter = Filter {
+            state: Some(EntryState::Invited),
+            flag: Some(EntryFlag::DisposableDomain),
+            invitation: Some(InvitationFilter::Expiring),
+            after: Some(after),
+            ..Filter::default()
+        };
+        let q = Filtered::new(Uuid::nil(), &filter, now).limit(10);
+        assert!(q.sql.contains(&format!("FROM {ISSUED_FROM} WHERE")), "starts from the issued invitations: {}", q.sql);
+        assert!(q.sql.contains("e.state = $2 AND e.disposable_domain AND i.expires_at > $3 AND i.expires_at <= $4"));
+        assert!(q.sql.ends_with("(e.created_at, e.id) > ($5, $6) ORDER BY e.created_at, e.id LIMIT $7"), "{}", q.sql);
+        assert_eq!(q.params.len(), 7);
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
             queue: i64::from(p.queue_count),
             hour: summary.hour,
             seats: summary.seats,
+            entries: summary.entries,
             waiting: summary.waiting,
             selected: summary.selected,
             active: summary.active,

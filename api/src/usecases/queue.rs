@@ -1,6 +1,7 @@
 //! The owner's reads of a program's entries and history: the queue in pages (filtered by
-//! state and, for a search, an email fragment), one entry with everything about it, the
-//! export, and the audit history. Policy: readers hold the workspace and program
+//! state, source, flag, live invitation and, for a search, an email fragment), one entry
+//! with everything about it, the export (the same filters but the fragment), and the
+//! audit history. Policy: readers hold the workspace and program
 //! `FOR SHARE` and check ownership inside the transaction; an entry of another program is
 //! the uniform 404; no code or digest is ever read.
 
@@ -9,6 +10,7 @@ use super::ReadError;
 use crate::db::audit::{self, EventRow};
 use crate::db::grants::{self, GrantRow};
 use crate::db::invitations::{self, InvitationRow};
+use crate::db::locks;
 use crate::db::programs::NoticeRow;
 use crate::db::queue::{self, Cursor, EntryRow, Filter};
 use deadpool_postgres::Pool;
@@ -24,7 +26,7 @@ pub async fn page(
 ) -> Result<(Vec<EntryRow>, Option<Cursor>), ReadError> {
     // One row more than asked tells whether another page follows.
     let mut rows = owner::read::<_, ReadError, _>(pool, user_id, Scope::Program(program_id), async |o| {
-        Ok(queue::page(o.tx, o.program.id, filter, limit + 1).await?)
+        Ok(queue::page(o.tx, o.program.id, filter, o.now, limit + 1).await?)
     })
     .await?;
     let more = rows.len() as i64 > limit;
@@ -59,16 +61,18 @@ pub async fn detail(pool: &Pool, user_id: &str, program_id: Uuid, entry_id: Uuid
 /// Rows per batch of the export: about 130 kB of CSV.
 const EXPORT_BATCH: i32 = 1000;
 
-/// Every entry of the program, in queue order, on one snapshot and without row locks
+/// The entries `filter` admits (every entry for the empty filter; a cursor or an email
+/// fragment is not an export's), in queue order, on one snapshot and without row locks
 /// (`owner::snapshot`: a download must not hold signups up), handed to `sink` in
 /// batches as they are read; `sink` answers `false` to stop (its reader has gone).
 /// Ownership is decided before the first batch: a `NotFound` comes before any row.
-pub async fn export<F>(pool: &Pool, user_id: &str, program_id: Uuid, sink: F) -> Result<(), ReadError>
+pub async fn export<F>(pool: &Pool, user_id: &str, program_id: Uuid, filter: &Filter, sink: F) -> Result<(), ReadError>
 where
     F: AsyncFnMut(Vec<EntryRow>) -> bool,
 {
     owner::snapshot(pool, user_id, program_id, async |tx, program_id| {
-        queue::export(tx, program_id, EXPORT_BATCH, sink).await?;
+        let now = locks::now(tx).await?;
+        queue::export(tx, program_id, filter, now, EXPORT_BATCH, sink).await?;
         Ok(())
     })
     .await

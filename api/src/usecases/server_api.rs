@@ -71,7 +71,8 @@ pub async fn entries(
     require(caller, ApiKeyScope::EntriesRead)?;
     let mut rows = db::transaction(pool, async |tx| {
         let program = server_api::program(tx, caller.workspace_id, slug).await?.ok_or(ServerApiError::NotFound)?;
-        Ok::<_, ServerApiError>(queue::page(tx, program, filter, limit + 1).await?)
+        let now = crate::db::locks::now(tx).await?;
+        Ok::<_, ServerApiError>(queue::page(tx, program, filter, now, limit + 1).await?)
     })
     .await?;
     let more = rows.len() as i64 > limit;

@@ -114,3 +114,93 @@ async fn a_large_export_streams_from_one_snapshot_without_a_lock_or_growing_memo
     let peak_growth = memory_kib(pid, "VmHWM").saturating_sub(before);
     assert!(peak_growth < 4 * 1024, "the API's peak RSS grew by {peak_growth} KiB for a {} B export", expected.len());
 }
+
+#[tokio::test]
+async fn a_filtered_export_holds_exactly_the_rows_its_filter_admits_across_batches() {
+    let app = TestApp::spawn().await;
+    let (owner, _, program) = app.queue_of("export-filtered", 3).await;
+    fill(&app, program, 1_500).await;
+    let (u0, u1) = (app.entry_id(program, "u0@example.com").await, app.entry_id(program, "u1@example.com").await);
+    owner.select(program, u0).await;
+    owner.select(program, u1).await;
+    owner.issue(program, u1).await;
+    // Every third filled entry came from a source, every fifth from a disposable domain.
+    app.exec(
+        "UPDATE entries SET source_ref = 'hn' WHERE program_id = $1 \
+         AND substring(email_key FROM 'fill([0-9]+)')::int % 3 = 0",
+        &[&program],
+    )
+    .await;
+    app.exec(
+        "UPDATE entries SET disposable_domain = true WHERE program_id = $1 \
+         AND substring(email_key FROM 'fill([0-9]+)')::int % 5 = 0",
+        &[&program],
+    )
+    .await;
+    let cases = [
+        ("?state=waiting", "e.state = 'waiting'"),
+        ("?state=selected", "e.state = 'selected'"),
+        ("?ref=hn", "e.source_ref = 'hn'"),
+        ("?flag=disposable_domain", "e.disposable_domain"),
+        (
+            "?ref=hn&flag=disposable_domain&state=waiting",
+            "e.source_ref = 'hn' AND e.disposable_domain AND e.state = 'waiting'",
+        ),
+        (
+            "?invitation=unsent",
+            "EXISTS (SELECT 1 FROM invitations i WHERE i.entry_id = e.id AND i.state = 'issued' \
+             AND i.delivery_recorded_at IS NULL AND i.expires_at > clock_timestamp())",
+        ),
+        ("?state=declined", "false"),
+    ];
+    for (query, condition) in cases {
+        let expected: String = app.scalar(&format!("{EXPECTED} AND {condition}"), &[&program]).await;
+        let r = owner.get(&format!("/api/owner/programs/{program}/entries.csv{query}")).await;
+        r.assert(200);
+        assert_eq!(r.text, expected, "{query}");
+    }
+    let waiting = owner.get(&format!("/api/owner/programs/{program}/entries.csv?state=waiting")).await;
+    assert_eq!(waiting.text.lines().count(), 1 + 1 + 1_500, "the header, u2 and the filled entries");
+    let unsent = owner.get(&format!("/api/owner/programs/{program}/entries.csv?invitation=unsent")).await;
+    assert_eq!(unsent.text.lines().count(), 2);
+    assert!(unsent.text.contains(&format!("{u1},u1@example.com,invited,")));
+    // No parameter: every entry, as before.
+    let all: String = app.scalar(EXPECTED, &[&program]).await;
+    assert_eq!(owner.export(program).await.text, all);
+}
+
+#[tokio::test]
+async fn an_export_refuses_bad_filters_and_an_email_fragment_and_answers_a_foreign_owner_404() {
+    let app = TestApp::spawn().await;
+    let (owner, _, program) = app.queue_of("export-bad", 2).await;
+    let path = format!("/api/owner/programs/{program}/entries.csv");
+    let events: i64 = app.scalar("SELECT count(*) FROM audit_events", &[]).await;
+    for (bad, code) in [
+        ("?state=nope", Some("invalid_state")),
+        ("?invitation=sent", Some("invalid_invitation_filter")),
+        ("?flag=spam", Some("invalid_flag")),
+        ("?ref=Bad", Some("invalid_ref")),
+        // The export is a GET: no email fragment (nor paging) in its URL.
+        ("?q=u0", None),
+        ("?cursor=AAAA", None),
+        ("?limit=10", None),
+    ] {
+        let r = owner.get(&format!("{path}{bad}")).await;
+        match code {
+            Some(code) => {
+                r.expect_error(400, code);
+            }
+            None => {
+                r.assert(400);
+            }
+        }
+    }
+    let after: i64 = app.scalar("SELECT count(*) FROM audit_events", &[]).await;
+    assert_eq!(events, after, "nothing written");
+
+    let (foreign, _) = app.owner("foreign@example.com").await;
+    let not_found = app.not_found_text().await;
+    for query in ["", "?state=waiting", "?invitation=unsent"] {
+        foreign.get(&format!("{path}{query}")).await.assert_exactly(404, &not_found);
+    }
+}

@@ -277,3 +277,76 @@ async fn strangers_foreign_and_revoked_owners_get_the_same_404_on_every_owner_ro
     let after: i64 = app.scalar("SELECT count(*) FROM audit_events", &[]).await;
     assert_eq!(before, after);
 }
+
+/// Sets an invitation's expiry relative to the database's own clock.
+async fn expire_in(app: &TestApp, invitation: Uuid, interval: &str) {
+    let sql = "UPDATE invitations SET issued_at = least(issued_at, clock_timestamp() - interval '2 days'), \
+               expires_at = clock_timestamp() + $2::text::interval WHERE id = $1";
+    app.exec(sql, &[&invitation, &interval]).await;
+}
+
+#[tokio::test]
+async fn the_code_filters_follow_delivery_and_the_48_hour_boundary_by_the_database_clock() {
+    let app = TestApp::spawn().await;
+    let (owner, _, program) = app.queue_of("codes", 5).await;
+    let e = app.queued_entries(program, 5).await;
+    let mut invitations = Vec::new();
+    for &entry in &e[..4] {
+        owner.select(program, entry).await;
+        invitations.push(owner.issue(program, entry).await.invitation.id);
+    }
+    // e0: not marked sent, a week to go. e1: marked sent, a minute inside 48 h. e2: not
+    // marked sent, a minute outside 48 h. e3: not marked sent but already expired (still
+    // `issued` until something marks it). e4: waiting, no code.
+    owner.record_delivery(invitations[1]).await;
+    expire_in(&app, invitations[1], "47 hours 59 minutes").await;
+    expire_in(&app, invitations[2], "48 hours 1 minute").await;
+    expire_in(&app, invitations[3], "-1 second").await;
+
+    assert_eq!(ids(&owner.entries(program, "?invitation=unsent").await), [e[0], e[2]]);
+    assert_eq!(ids(&owner.entries(program, "?invitation=expiring").await), [e[1]]);
+    // The program's figures count the same invitations the filters list.
+    let p: shared::api::Program = owner.get(&format!("/api/owner/programs/{program}")).await.expect(200);
+    assert_eq!((p.counts.not_sent, p.counts.expiring_soon, p.counts.entries), (2, 1, 5));
+
+    // Filters combine, page by the queue's cursor, and reach the search.
+    let first = owner.entries(program, "?invitation=unsent&state=invited&limit=1").await;
+    assert_eq!(ids(&first), [e[0]]);
+    let cursor = first.next_cursor.expect("a second page");
+    let second = owner.entries(program, &format!("?invitation=unsent&limit=1&cursor={cursor}")).await;
+    assert_eq!((ids(&second), second.next_cursor), (vec![e[2]], None));
+    assert!(owner.entries(program, "?invitation=unsent&state=waiting").await.entries.is_empty());
+    let found = EntrySearch { invitation: Some("unsent".into()), ..search("u2@") };
+    assert_eq!(ids(&owner.search(program, &found).await), [e[2]]);
+
+    // The boundary moves with the database clock: a second inside 48 h is expiring.
+    expire_in(&app, invitations[2], "47 hours 59 minutes 59 seconds").await;
+    assert_eq!(ids(&owner.entries(program, "?invitation=expiring").await), [e[1], e[2]]);
+    expire_in(&app, invitations[1], "-1 second").await;
+    assert_eq!(ids(&owner.entries(program, "?invitation=expiring").await), [e[2]], "an expired code is not expiring");
+}
+
+#[tokio::test]
+async fn a_bad_code_filter_is_refused_and_a_foreign_owner_sees_nothing() {
+    let app = TestApp::spawn().await;
+    let (owner, _, program) = app.queue_of("codes-bad", 1).await;
+    let entry = app.entry_id(program, "u0@example.com").await;
+    owner.select(program, entry).await;
+    owner.issue(program, entry).await;
+    let events: i64 = app.scalar("SELECT count(*) FROM audit_events", &[]).await;
+    for bad in ["?invitation=", "?invitation=sent", "?invitation=UNSENT", "?invitation=expired", "?invitation=unsent,x"]
+    {
+        owner.try_entries(program, bad).await.expect_error(400, "invalid_invitation_filter");
+    }
+    owner.try_search(program, &json!({"invitation": "soon"})).await.expect_error(400, "invalid_invitation_filter");
+    owner.try_search(program, &json!({"invitation": 1})).await.assert(400);
+    let after: i64 = app.scalar("SELECT count(*) FROM audit_events", &[]).await;
+    assert_eq!(events, after, "nothing written");
+
+    let (foreign, _) = app.owner("foreign@example.com").await;
+    let not_found = app.not_found_text().await;
+    for query in ["?invitation=unsent", "?invitation=expiring"] {
+        foreign.try_entries(program, query).await.assert_exactly(404, &not_found);
+    }
+    assert_eq!(ids(&owner.entries(program, "?invitation=unsent").await), [entry]);
+}

@@ -1,8 +1,8 @@
-//! The owner's queue: `GET /api/owner/programs/{id}/entries` (paged, filtered by state),
-//! `POST …/entries/search` (the same, plus an email fragment — in a body, because an
-//! email never goes into a URL, where proxies and browsers keep it), and
-//! `GET …/entries/{entryId}` (one entry with its notice snapshot, invitations, grant
-//! and history). The cursor is opaque and holds only a time and an id.
+//! The owner's queue: `GET /api/owner/programs/{id}/entries` (paged, filtered by state,
+//! source, flag and live invitation), `POST …/entries/search` (the same, plus an email
+//! fragment — in a body, because an email never goes into a URL, where proxies and
+//! browsers keep it), and `GET …/entries/{entryId}` (one entry with its notice snapshot,
+//! invitations, grant and history). The cursor is opaque and holds only a time and an id.
 
 use crate::db::queue::{Cursor, Filter};
 use crate::http::error::Result;
@@ -16,6 +16,7 @@ use crate::usecases::queue;
 use actix_web::{get, post, web, HttpResponse};
 use serde::Deserialize;
 use shared::api::{EntryDetail, EntryFlag, EntryPage, EntrySearch};
+use shared::queue::InvitationFilter;
 use shared::{EntryState, ErrorCode, SourceRef};
 use uuid::Uuid;
 
@@ -34,6 +35,10 @@ struct PageQuery {
     source: Option<String>,
     /// Only entries with this flag: `disposable_domain` or `possible_duplicate`.
     flag: Option<String>,
+    /// Only entries whose live invitation is not marked sent (`unsent`) or expires within
+    /// 48 hours (`expiring`), by the database clock.
+    #[param(inline, value_type = Option<InvitationFilter>)]
+    invitation: Option<String>,
 }
 
 impl TryFrom<&EntrySearch> for Filter {
@@ -54,11 +59,14 @@ impl TryFrom<&EntrySearch> for Filter {
             None => None,
         };
         let flag = q.flag.as_deref().map(|f| f.parse::<EntryFlag>().map_err(|_| bad(ErrorCode::InvalidFlag)));
+        let invitation =
+            q.invitation.as_deref().map(|f| f.parse().map_err(|_| bad(ErrorCode::InvalidInvitationFilter)));
         Ok(Filter {
             state: state.transpose()?,
             email_fragment,
             source,
             flag: flag.transpose()?,
+            invitation: invitation.transpose()?,
             after: after.transpose()?,
         })
     }
@@ -74,8 +82,9 @@ async fn list(
     id: web::Path<Uuid>,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse> {
-    let PageQuery { state: filter_state, cursor, limit, source, flag } = query.into_inner();
-    page(&state, &session, *id, EntrySearch { state: filter_state, cursor, limit, q: None, source, flag }).await
+    let PageQuery { state: filter_state, cursor, limit, source, flag, invitation } = query.into_inner();
+    let query = EntrySearch { state: filter_state, cursor, limit, q: None, source, flag, invitation };
+    page(&state, &session, *id, query).await
 }
 
 #[utoipa::path(operation_id = "searchEntries", request_body = EntrySearch, responses(

@@ -1,5 +1,8 @@
 //! `GET /api/owner/programs/{id}/entries.csv`: the owner's queue export (id, email,
-//! state, created_at, notice_version, permission_at, ref) — no codes, no digests. Policy:
+//! state, created_at, notice_version, permission_at, ref) — no codes, no digests — of
+//! every entry, or of those the listing's filters admit (`state`, `ref`, `flag`,
+//! `invitation`; issue 19). The email search is not an export filter: its fragment may
+//! only travel in a POST body, and the export is a GET; the SPA says so. Policy:
 //! text a person typed (the email) is neutralized against spreadsheet formulas (a
 //! leading `=`, `+`, `-`, `@`, tab or CR gets a `'` prefix) and quoted per RFC 4180.
 //!
@@ -10,7 +13,7 @@
 //! decided before the first byte; a failure after it cuts the body short (the chunked
 //! encoding then never ends, so the client sees a broken download, not a short file).
 
-use crate::db::queue::EntryRow;
+use crate::db::queue::{EntryRow, Filter};
 use crate::http::error::{ApiError, Result};
 use crate::identity::Session;
 use crate::state::AppState;
@@ -22,6 +25,9 @@ use actix_web::web::Bytes;
 use actix_web::{get, web, HttpResponse, HttpResponseBuilder};
 use deadpool_postgres::Pool;
 use futures_util::stream::{self, StreamExt as _};
+use serde::Deserialize;
+use shared::api::EntrySearch;
+use shared::queue::InvitationFilter;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -54,14 +60,51 @@ const IN_FLIGHT: usize = 2;
 
 type Chunk = std::result::Result<Bytes, std::io::Error>;
 
-#[utoipa::path(operation_id = "exportEntries", responses(
-    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at,ref (formula-neutralized).", content_type = "text/csv", body = String),
+/// The export's filters: the listing's, without paging or an email fragment (see the
+/// module doc). None given: every entry, as the export has always been.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct ExportQuery {
+    /// Only entries in this state.
+    state: Option<String>,
+    /// Only entries from this source (`?ref=` of the signup page).
+    #[serde(rename = "ref")]
+    #[param(max_length = 40)]
+    source: Option<String>,
+    /// Only entries with this flag: `disposable_domain` or `possible_duplicate`.
+    flag: Option<String>,
+    /// Only entries whose live invitation is not marked sent (`unsent`) or expires within
+    /// 48 hours (`expiring`), by the database clock.
+    #[param(inline, value_type = Option<InvitationFilter>)]
+    invitation: Option<String>,
+}
+
+impl TryFrom<ExportQuery> for Filter {
+    type Error = ApiError;
+
+    /// The listing's own parsing, so a value the listing refuses the export refuses too.
+    fn try_from(q: ExportQuery) -> Result<Filter> {
+        let ExportQuery { state, source, flag, invitation } = q;
+        Filter::try_from(&EntrySearch { state, source, flag, invitation, ..EntrySearch::default() })
+    }
+}
+
+#[utoipa::path(operation_id = "exportEntries", params(ExportQuery), responses(
+    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at,ref (formula-neutralized); every entry, or those the filters admit.", content_type = "text/csv", body = String),
 ))]
 #[get("/owner/programs/{id}/entries.csv")]
-async fn export(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
+async fn export(
+    state: web::Data<AppState>,
+    session: Session,
+    id: web::Path<Uuid>,
+    query: web::Query<ExportQuery>,
+) -> Result<HttpResponse> {
+    let filter = Filter::try_from(query.into_inner())?;
     let (started, decided) = oneshot::channel();
     let (chunks, body) = mpsc::channel(IN_FLIGHT);
-    actix_web::rt::spawn(read_batches(state.pool.clone(), session.user_id.clone(), *id, started, chunks));
+    let reader = read_batches(state.pool.clone(), session.user_id.clone(), *id, filter, started, chunks);
+    actix_web::rt::spawn(reader);
     decided.await.map_err(|_| ApiError::Internal(anyhow::anyhow!("the export's reader stopped")))??;
     let rows = stream::unfold(body, |mut body| async move { body.recv().await.map(|chunk| (chunk, body)) });
     let csv = stream::once(async { Ok(Bytes::from_static(HEADER.as_bytes())) }).chain(rows);
@@ -74,11 +117,12 @@ async fn read_batches(
     pool: Pool,
     user_id: String,
     program_id: Uuid,
+    filter: Filter,
     started: oneshot::Sender<std::result::Result<(), ReadError>>,
     chunks: mpsc::Sender<Chunk>,
 ) {
     let mut started = Some(started);
-    let outcome = queue::export(&pool, &user_id, program_id, async |rows: Vec<EntryRow>| {
+    let outcome = queue::export(&pool, &user_id, program_id, &filter, async |rows: Vec<EntryRow>| {
         if started.take().is_some_and(|s| s.send(Ok(())).is_err()) {
             return false;
         }

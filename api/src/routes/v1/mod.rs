@@ -85,6 +85,7 @@ async fn entries(
         email_fragment: None,
         source: None,
         flag: None,
+        invitation: None,
         after: cursor.map(|c| Cursor::decode(&c).ok_or(bad(ErrorCode::InvalidCursor))).transpose()?,
     };
     let limit = page_limit(limit)?;
