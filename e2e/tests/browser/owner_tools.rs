@@ -1,13 +1,16 @@
-//! The owner's tools in the browser (issue 19, items 1, 4, 7 and 11): closing sign-ups
-//! asks first with the number waiting; the next waiting entries selected in one step, a
-//! bulk issue whose downloaded CSV holds one code per entry; the dashboard's figures, each
-//! a link to the filtered queue; the queue's "not marked sent" and "expiring soon" badges
-//! and counts, the whole batch marked sent in one step, the queue export checked row by
-//! row, and on an entry's page the invitation message copied and marked sent together (the
-//! code in the text, never in a URL).
+//! The owner's tools in the browser (issue 19, items 1, 4, 6, 7 and 11): closing sign-ups
+//! asks first with the number waiting; the queue's toolbar (a result count, bulk actions
+//! offered before anything is ticked, clear filters, sticky at 390 px); the next waiting
+//! entries selected in one step, a bulk issue whose downloaded CSV holds one code per
+//! entry; the queue's "not marked sent" and "expiring soon" counts, badges and filters; the
+//! whole batch marked sent in one step; the dashboard's figures, each a link to the
+//! filtered queue; the filtered export holding exactly the filtered rows, and the
+//! unfiltered one every row; and on an entry's page the invitation message copied and
+//! marked sent together (the code in the text, never in a URL).
 
 use reqwest::Method;
 use serde_json::{json, Value};
+use thirtyfour::By;
 
 use crate::browser::Browser;
 use crate::flows::sign_in;
@@ -45,20 +48,36 @@ async fn tools(stack: &Stack, b: &Browser) {
 
     b.open(&queue).await;
     b.wait_text(THIRD).await;
-    b.wait_text("Showing 3 entries").await;
+    b.wait_text("3 entries").await;
+    // The toolbar offers the bulk actions before anything is ticked, and says why they wait.
+    for label in ["Select ticked", "Decline ticked", "Issue codes"] {
+        let xpath = format!("//button[normalize-space(.)='{label}']");
+        let button = b.driver.find(By::XPath(&xpath)).await.expect(label);
+        assert!(!button.is_enabled().await.unwrap(), "{label} waits for ticks");
+        assert_eq!(button.attr("aria-describedby").await.unwrap().as_deref(), Some("bulk-hint"));
+    }
+    b.wait_text("Tick rows to select, decline or issue codes.").await;
+    let clear = b.driver.find(By::XPath("//button[normalize-space(.)='Clear filters']")).await.unwrap();
+    assert!(!clear.is_enabled().await.unwrap(), "nothing to clear yet");
+    b.wait_text("Export: every entry.").await;
+    b.check_page("queue-toolbar").await;
+    toolbar_stays_in_view_at_390(b).await;
 
-    // The next two in queue order, in one step.
-    b.click_summary("Select the next waiting entries").await;
+    // The next two in queue order, in one step, from the toolbar.
+    b.click_button("Select next N").await;
     b.fill("#next-count", "2").await;
     b.choose("#next-reason", "meets_policy").await;
+    b.check_page("queue-select-next").await;
     b.click_button("Select").await;
     b.wait_text("2 entries selected.").await;
 
     // Both selected entries, ticked and issued at once: the CSV is the only copy of the codes.
     b.choose("#queue-state", "selected").await;
     b.click_button("Apply").await;
-    b.wait_text("Showing 2 entries").await;
+    b.wait_text("2 entries").await;
     b.tick("input[aria-label='Select all on this page']").await;
+    b.wait_text("2 rows ticked.").await;
+    b.click_button("Issue codes").await;
     b.fill("#bulk-days", "1").await;
     b.click_button("Issue and download codes").await;
     let csv = b.downloaded(&format!("{SLUG}-invitations.csv")).await;
@@ -75,21 +94,25 @@ async fn tools(stack: &Stack, b: &Browser) {
     }
     b.wait_text("Invitations issued.").await;
 
-    // Not marked sent yet, and within 48 hours of expiring: the queue says so.
-    b.choose("#queue-state", "invited").await;
-    b.click_button("Apply").await;
-    b.wait_text("2 codes not marked sent").await;
+    // Not marked sent yet, and within 48 hours of expiring: the queue counts them, and
+    // each count is a filter of its own.
     b.wait_text("2 expiring within 48 hours").await;
+    b.click_button("2 codes not marked sent").await;
+    b.wait_text("2 entries").await;
+    assert_eq!(b.element("#queue-invitation").await.prop("value").await.unwrap().as_deref(), Some("unsent"));
+    assert_eq!(b.element("#queue-state").await.prop("value").await.unwrap().as_deref(), Some(""));
     b.wait_count("table.queue .badge-unsent", 2).await; // a badge on each row
     b.wait_count("table.queue .badge-expiring", 2).await;
+    b.wait_text("Export: the filtered entries.").await;
     b.check_page("queue-batch-issued").await;
 
-    // The whole batch marked sent in one step.
+    // The whole batch marked sent in one step: the "not marked sent" queue empties.
     b.choose("#batch-channel", "email").await;
     b.click_button("Mark all 2 sent").await;
     b.wait_text("2 invitations marked sent.").await;
     b.wait_text("0 codes not marked sent").await;
-    b.wait_count("table.queue .badge-unsent", 0).await; // no row is left unsent
+    b.wait_text("No entries match.").await;
+    b.wait_count("table.queue .badge-unsent", 0).await;
 
     // The dashboard at a glance: each figure links to the queue, filtered.
     b.open("/owner").await;
@@ -107,29 +130,29 @@ async fn tools(stack: &Stack, b: &Browser) {
     b.check_page("owner-dashboard-figures").await;
     b.click_link("2 codes expiring within 48 h").await;
     b.wait_path(&queue).await;
-    b.wait_text("Showing 2 entries").await;
-    let state = b.element("#queue-state").await.prop("value").await.unwrap();
-    assert_eq!(state.as_deref(), Some("invited"), "the queue opens filtered to the invited");
+    b.wait_text("2 entries").await;
+    let code = b.element("#queue-invitation").await.prop("value").await.unwrap();
+    assert_eq!(code.as_deref(), Some("expiring"), "the queue opens filtered to the expiring codes");
+    b.check_page("queue-expiring").await;
 
-    // The export holds every entry, whatever the filter (and the toolbar says so).
-    b.wait_text("The export holds every entry").await;
+    // The export follows the filter: exactly the two expiring, nobody else.
+    b.wait_text("Export: the filtered entries.").await;
+    b.click_button("Export CSV").await;
+    let csv = b.downloaded(&format!("{SLUG}-entries-filtered.csv")).await;
+    let expect = [(FIRST, "invited"), (SECOND, "invited")];
+    assert_eq!(export_rows(&csv), expect.map(|(e, s)| (e.to_owned(), s.to_owned())), "{csv}");
+
+    // Clear filters: the whole queue again, and an export of every entry.
+    b.click_button("Clear filters").await;
+    b.wait_text("3 entries").await;
+    assert_eq!(b.element("#queue-invitation").await.prop("value").await.unwrap().as_deref(), Some(""));
+    b.wait_text("Export: every entry.").await;
     b.click_button("Export CSV").await;
     let csv = b.downloaded(&format!("{SLUG}-entries.csv")).await;
-    let mut lines = csv.lines();
-    assert!(lines.next().is_some_and(|h| h.starts_with("id,email,state")), "{csv}");
-    let mut rows: Vec<(String, String)> = lines
-        .map(|l| {
-            let cells: Vec<&str> = l.split(',').collect();
-            (cells[1].to_owned(), cells[2].to_owned())
-        })
-        .collect();
-    rows.sort();
     let expect = [(FIRST, "invited"), (SECOND, "invited"), (THIRD, "waiting")];
-    assert_eq!(rows, expect.map(|(e, s)| (e.to_owned(), s.to_owned())), "{csv}");
+    assert_eq!(export_rows(&csv), expect.map(|(e, s)| (e.to_owned(), s.to_owned())), "{csv}");
 
     // One entry by hand: the invitation message, copied and marked sent together.
-    b.choose("#queue-state", "").await;
-    b.click_button("Apply").await;
     b.click_link(THIRD).await;
     b.wait_text("Decisions").await;
     b.choose("#entry-select", "meets_policy").await;
@@ -151,4 +174,37 @@ async fn tools(stack: &Stack, b: &Browser) {
     assert!(message.contains(THIRD) && message.contains(SLUG), "{message}");
     assert!(!message.contains(&format!("/{code}")) && !message.contains(&format!("={code}")), "no code in a URL");
     b.wait_text("Sent by Messaging app").await;
+}
+
+/// The export's (email, state) cells, sorted, after checking its header.
+fn export_rows(csv: &str) -> Vec<(String, String)> {
+    let mut lines = csv.lines();
+    assert!(lines.next().is_some_and(|h| h.starts_with("id,email,state")), "{csv}");
+    let mut rows: Vec<(String, String)> = lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            (cells[1].to_owned(), cells[2].to_owned())
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// At 390 px the toolbar is `position: sticky` and still on screen, at the top, once the
+/// page has scrolled past where it started.
+async fn toolbar_stays_in_view_at_390(b: &Browser) {
+    b.driver.set_window_rect(0, 0, 390, 900).await.expect("resize");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let js = "const bar = document.querySelector('.queue-toolbar'); \
+              window.scrollTo(0, document.documentElement.scrollHeight); \
+              const r = bar.getBoundingClientRect(); \
+              return [getComputedStyle(bar).position, window.scrollY, r.top, r.bottom, window.innerHeight];";
+    let seen = b.driver.execute(js, Vec::new()).await.expect("the toolbar measured").json().clone();
+    let position = seen[0].as_str().unwrap_or_default().to_owned();
+    let [scrolled, top, bottom, height] = [1, 2, 3, 4].map(|i| seen[i].as_f64().unwrap_or(-1.0));
+    assert_eq!(position, "sticky", "{seen}");
+    assert!(scrolled > 0.0, "the queue page is taller than a phone's screen: {seen}");
+    assert!(top.abs() < 2.0 && bottom <= height, "the toolbar stays at the top of the screen: {seen}");
+    b.driver.execute("window.scrollTo(0, 0); return true;", Vec::new()).await.expect("scroll back");
+    b.driver.set_window_rect(0, 0, 1280, 900).await.expect("resize");
 }

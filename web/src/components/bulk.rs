@@ -1,9 +1,12 @@
-//! Bulk actions in the queue. On the rows an owner ticked: select or decline with one
-//! reason, or issue invitations to all of them at once (all or none, `…/invitations/bulk`)
-//! and download the codes as CSV (`entry_id,email,code,expires_at`) — the only copy of
-//! those codes; one bulk issue keeps one request key across retries, and a replay answers
-//! without codes. Without ticking: select the next waiting entries in queue order
-//! (`…/entries/select-bulk`).
+//! Bulk actions in the queue's toolbar, offered before anything is ticked: "Select next
+//! N" (the next waiting entries in queue order, `…/entries/select-bulk`) needs no ticks;
+//! select or decline with one reason, or issue invitations to all ticked rows at once (all
+//! or none, `…/invitations/bulk`) and download the codes as CSV
+//! (`entry_id,email,code,expires_at`) — the only copy of those codes — are disabled, with
+//! the reason beside them, until rows are ticked. One bulk issue keeps one request key
+//! across retries, and a replay answers without codes. The buttons sit in the queue's
+//! sticky toolbar ([`BulkButtons`]); each opens its form in one panel under the toolbar
+//! ([`BulkPanel`]), so the part that stays in view is short and always the same height.
 
 use std::collections::BTreeSet;
 
@@ -15,6 +18,7 @@ use shared::api::{
     SELECT_REASONS,
 };
 use uuid::Uuid;
+use wasm_bindgen::JsCast;
 
 use crate::api::{self, ApiError};
 use crate::components::download::save_text;
@@ -23,19 +27,87 @@ use crate::components::reason::ReasonForm;
 use crate::components::status::{ErrorNotice, Success};
 use crate::components::text::{days_from_now, label};
 
-#[component]
-pub fn BulkActions(
-    program_id: Uuid,
-    slug: String,
-    max_days: i32,
+/// What the toolbar's buttons and the panel under the toolbar share.
+#[derive(Clone, Copy)]
+pub struct Bulk {
     selected: RwSignal<BTreeSet<Uuid>>,
-    done: Callback<()>,
-) -> impl IntoView {
+    open: RwSignal<Option<Panel>>,
+    /// Whether any row is ticked (changes when the count crosses zero, not on every tick).
+    ticked: Memo<bool>,
+    report: RwSignal<Option<Result<String, ApiError>>>,
+}
+
+impl Bulk {
+    pub fn new(selected: RwSignal<BTreeSet<Uuid>>) -> Bulk {
+        Bulk {
+            selected,
+            open: RwSignal::new(None),
+            ticked: Memo::new(move |_| selected.with(|s| !s.is_empty())),
+            report: RwSignal::new(None),
+        }
+    }
+
+    /// The open action, while it can act (one that needs ticks closes when none are).
+    fn shown(self) -> Option<Panel> {
+        self.open.get().filter(|p| *p == Panel::Next || self.ticked.get())
+    }
+}
+
+/// The toolbar's action buttons (and the page's own, `children`, on the same row), with
+/// the reason the tick-bound ones wait. Opening an action moves focus into its form.
+#[component]
+pub fn BulkButtons(bulk: Bulk, children: Children) -> impl IntoView {
+    let count = move || bulk.selected.with(BTreeSet::len);
+    let toggle = move |p: Panel| {
+        let opening = bulk.open.get_untracked() != Some(p);
+        bulk.open.set(opening.then_some(p));
+        if opening {
+            request_animation_frame(|| {
+                let first = document().query_selector("#bulk-panel input, #bulk-panel select").ok().flatten();
+                if let Some(el) = first.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+                    let _ = el.focus();
+                }
+            });
+        }
+    };
+    view! {
+        <div class="row toolbar-actions" role="group" aria-label="Queue actions">
+            {Panel::ALL.into_iter().map(|p| {
+                let needs_ticks = p != Panel::Next;
+                view! {
+                    <button type="button" class="secondary" aria-controls="bulk-panel"
+                        aria-expanded=move || (bulk.shown() == Some(p)).to_string()
+                        aria-describedby=needs_ticks.then_some("bulk-hint")
+                        disabled=move || needs_ticks && !bulk.ticked.get()
+                        on:click=move |_| toggle(p)>
+                        {p.label()}
+                    </button>
+                }
+            }).collect_view()}
+            {children()}
+        </div>
+        <p id="bulk-hint" class="muted small" aria-live="polite">{move || match count() {
+            0 => "Tick rows to select, decline or issue codes.".to_owned(),
+            1 => "1 row ticked.".to_owned(),
+            n => format!("{n} rows ticked."),
+        }}</p>
+    }
+}
+
+/// The open action's form, under the toolbar, and what the last action did.
+#[component]
+pub fn BulkPanel(bulk: Bulk, program_id: Uuid, slug: String, max_days: i32, done: Callback<()>) -> impl IntoView {
+    let Bulk { selected, open, report, .. } = bulk;
     let pending = RwSignal::new(false);
-    let report = RwSignal::new(None::<Result<String, ApiError>>);
     // The entries of the batch just issued, to mark sent together.
     let batch = RwSignal::new(None::<Vec<Uuid>>);
-    let count = move || selected.with(BTreeSet::len);
+    // An action that went through closes its form (its report stays); one refused keeps
+    // it open for another try. Either way the page reads the rows and figures again.
+    let refresh = done;
+    let done = Callback::new(move |()| {
+        open.set(None);
+        refresh.run(());
+    });
     let each = move |action: &'static str, body: serde_json::Value| {
         let ids: Vec<Uuid> = selected.get_untracked().into_iter().collect();
         pending.set(true);
@@ -94,6 +166,11 @@ pub fn BulkActions(
             if !matches!(&result, Err(e) if e.is_retryable()) {
                 attempt.set_value(None);
             }
+            if result.is_ok() {
+                done.run(())
+            } else {
+                refresh.run(())
+            }
             report.set(Some(match result {
                 // A replay of a committed batch answers its metadata, never the codes.
                 Ok(text) if serde_json::from_str::<BulkIssueReceipt>(&text).is_ok() => Ok(REPLAYED.to_owned()),
@@ -105,30 +182,63 @@ pub fn BulkActions(
                 Err(e) if e.status == 409 => Err(e.explained(NOT_ISSUED)),
                 Err(e) => Err(e),
             }));
-            done.run(());
         });
     };
+    let issue_form = move || {
+        view! {
+            <form class="reason-form" method="post" on:submit=issue.clone()>
+                <label for="bulk-days">{format!("Invitations valid for (days, 1–{max_days})")}</label>
+                <div class="row">
+                    <input id="bulk-days" type="number" min="1" max=max_days inputmode="numeric" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev))/>
+                    <button type="submit" disabled=move || pending.get()>"Issue and download codes"</button>
+                </div>
+                <p class="muted small">"All or nothing: every ticked entry must be selected and a seat must be free for each. The codes are in the downloaded file (entry, email, code, expiry) and are not shown again."</p>
+            </form>
+        }
+    };
+    let panel = move || {
+        match bulk.shown()? {
+        Panel::Next => Some(view! { <SelectNext program_id report done/> }.into_any()),
+        Panel::Select => Some(view! {
+            <ReasonForm id="bulk-select" legend="Reason for selecting the ticked entries" options=SELECT_REASONS button="Select" pending on_submit=select/>
+        }.into_any()),
+        Panel::Decline => Some(view! {
+            <ReasonForm id="bulk-decline" legend="Reason for declining the ticked entries" options=DECLINE_REASONS button="Decline" pending on_submit=decline class="danger"/>
+        }.into_any()),
+        Panel::Issue => Some(issue_form().into_any()),
+    }
+    };
     view! {
-        <Show when=move || !selected.with(BTreeSet::is_empty)>
-            <section class="card bulk" aria-label="Bulk actions">
-                <h2>{move || format!("{} selected", count())}</h2>
-                <ReasonForm id="bulk-select" legend="Select with reason" options=SELECT_REASONS button="Select" pending on_submit=select/>
-                <ReasonForm id="bulk-decline" legend="Decline with reason" options=DECLINE_REASONS button="Decline" pending on_submit=decline class="danger"/>
-                <form class="reason-form" method="post" on:submit=issue.clone()>
-                    <label for="bulk-days">{format!("Invitations valid for (days, 1–{max_days})")}</label>
-                    <div class="row">
-                        <input id="bulk-days" type="number" min="1" max=max_days inputmode="numeric" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev))/>
-                        <button type="submit" disabled=move || pending.get()>"Issue and download codes"</button>
-                    </div>
-                    <p class="muted small">"All or nothing: every ticked entry must be selected and a seat must be free for each. The codes are in the downloaded file (entry, email, code, expiry) and are not shown again."</p>
-                </form>
-            </section>
-        </Show>
+        <section id="bulk-panel" class="card toolbar-panel" aria-label="Queue action" hidden=move || bulk.shown().is_none()>
+            {panel}
+        </section>
         {move || report.get().map(|r| match r {
             Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
             Err(err) => view! { <ErrorNotice err/> }.into_any(),
         })}
         {move || batch.get().map(|ids| view! { <MarkBatchSent program_id ids done/> })}
+    }
+}
+
+/// The toolbar's actions, each opening its form in the panel.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    Next,
+    Select,
+    Decline,
+    Issue,
+}
+
+impl Panel {
+    const ALL: [Panel; 4] = [Panel::Next, Panel::Select, Panel::Decline, Panel::Issue];
+
+    fn label(self) -> &'static str {
+        match self {
+            Panel::Next => "Select next N",
+            Panel::Select => "Select ticked",
+            Panel::Decline => "Decline ticked",
+            Panel::Issue => "Issue codes",
+        }
     }
 }
 
@@ -200,11 +310,14 @@ const NOT_ISSUED: &str = "Nothing was issued: every ticked entry must be selecte
 
 /// Selects the next waiting entries in queue order, oldest first, with one reason.
 #[component]
-pub fn SelectNext(program_id: Uuid, done: Callback<()>) -> impl IntoView {
+fn SelectNext(
+    program_id: Uuid,
+    report: RwSignal<Option<Result<String, ApiError>>>,
+    done: Callback<()>,
+) -> impl IntoView {
     let count = RwSignal::new("10".to_owned());
     let reason = RwSignal::new(String::new());
     let pending = RwSignal::new(false);
-    let report = RwSignal::new(None::<Result<String, ApiError>>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let n = count.get_untracked().trim().parse::<i32>().ok().filter(|n| (1..=BULK_SELECT_MAX).contains(n));
@@ -222,17 +335,18 @@ pub fn SelectNext(program_id: Uuid, done: Callback<()>) -> impl IntoView {
             let path = format!("/api/owner/programs/{program_id}/entries/select-bulk");
             let result = api::post::<_, BulkSelectResponse>(path, &body).await;
             pending.set(false);
+            if result.is_ok() {
+                done.run(());
+            }
             report.set(Some(result.map(|r| match r.selected.len() {
                 0 => "Nobody is waiting; nothing changed.".to_owned(),
                 1 => "1 entry selected.".to_owned(),
                 n => format!("{n} entries selected."),
             })));
-            done.run(());
         });
     };
     view! {
-        <details class="card select-next">
-            <summary>"Select the next waiting entries"</summary>
+        <div class="select-next">
             <form class="form" method="post" on:submit=submit>
                 <p class="muted small">"Selects waiting entries in queue order, oldest first, under one reason."</p>
                 <div class="fields">
@@ -251,10 +365,6 @@ pub fn SelectNext(program_id: Uuid, done: Callback<()>) -> impl IntoView {
                 </div>
                 <button type="submit" disabled=move || pending.get() || reason.with(String::is_empty)>"Select"</button>
             </form>
-            {move || report.get().map(|r| match r {
-                Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
-                Err(err) => view! { <ErrorNotice err/> }.into_any(),
-            })}
-        </details>
+        </div>
     }
 }

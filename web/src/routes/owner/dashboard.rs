@@ -125,29 +125,34 @@ fn ProgramCard(p: Program) -> impl IntoView {
 }
 
 /// The program at a glance: each figure a link to the queue filtered to the entries behind
-/// it (codes not sent and expiring ones are among the invited; free seats are filled from
-/// the waiting). Each link's name adds the program's ("3 waiting in aurora-beta"), so links
+/// it (codes not marked sent and expiring ones by the queue's code filter, `?invitation=`;
+/// free seats are filled from the waiting). Each link's name adds the program's ("3 waiting in aurora-beta"), so links
 /// that read the same go to the same place.
 #[component]
 fn Figures(p: Program) -> impl IntoView {
     let c = &p.counts;
     let free = (i64::from(p.seat_cap) - c.seats).max(0);
     let figures = [
-        (c.waiting, ("waiting", "waiting"), "waiting", false),
-        (c.selected, ("selected without a code", "selected without a code"), "selected", c.selected > 0),
-        (c.not_sent, ("code not marked sent", "codes not marked sent"), "invited", c.not_sent > 0),
-        (c.expiring_soon, ("code expiring within 48 h", "codes expiring within 48 h"), "invited", c.expiring_soon > 0),
-        (c.active, ("redeemed", "redeemed"), "active", false),
-        (free, ("seat free", "seats free"), "waiting", false),
+        (c.waiting, ("waiting", "waiting"), "state=waiting", false),
+        (c.selected, ("selected without a code", "selected without a code"), "state=selected", c.selected > 0),
+        (c.not_sent, ("code not marked sent", "codes not marked sent"), "invitation=unsent", c.not_sent > 0),
+        (
+            c.expiring_soon,
+            ("code expiring within 48 h", "codes expiring within 48 h"),
+            "invitation=expiring",
+            c.expiring_soon > 0,
+        ),
+        (c.active, ("redeemed", "redeemed"), "state=active", false),
+        (free, ("seat free", "seats free"), "state=waiting", false),
     ];
     let (id, slug) = (p.id, p.slug.clone());
     view! {
         <ul class="figures" aria-label=format!("{slug} at a glance")>
-            {figures.into_iter().map(|(n, (one, many), state, warn)| {
+            {figures.into_iter().map(|(n, (one, many), filter, warn)| {
                 let noun = if n == 1 { one } else { many };
                 view! {
                     <li class:warn=warn>
-                        <A href=format!("/owner/programs/{id}/queue?state={state}") attr:aria-label=format!("{n} {noun} in {slug}")>
+                        <A href=format!("/owner/programs/{id}/queue?{filter}") attr:aria-label=format!("{n} {noun} in {slug}")>
                             <span><strong>{n}</strong>{format!(" {noun}")}</span>
                         </A>
                     </li>

@@ -1,7 +1,11 @@
-//! `/owner/programs/:id/queue`: the private queue with a state filter (`?state=` sets the
-//! one it opens with), a server-side search by email fragment, cursor paging, row
-//! selection for bulk actions and a CSV export. Addresses appear here because the owner
-//! must see them; they never enter the page's own URL.
+//! `/owner/programs/:id/queue`: the private queue as a tool. A toolbar that stays in view
+//! (sticky) holds the result count, the bulk actions (offered before anything is ticked),
+//! "Clear filters" and the CSV export, which follows the filters but not the email search
+//! (a fragment never goes into a URL) and says so. Filters: state and code (`?state=` and
+//! `?invitation=` set the ones it opens with), flag, source and a server-side search by
+//! email fragment; cursor paging. The count comes from the program's own figures where
+//! they answer the filter, else from the page ("more follow"): no page runs a count.
+//! Addresses appear here because the owner must see them; they never enter a URL.
 
 use std::collections::BTreeSet;
 
@@ -11,13 +15,14 @@ use leptos_router::components::A;
 use leptos_router::hooks::use_query_map;
 use shared::api::{
     DeclineFlaggedRequest, DeclineFlaggedResponse, EntryFlag, EntryPage, EntrySearch, EntrySummary, Program,
-    DECLINE_FLAGGED_MAX, DECLINE_REASONS,
+    ProgramCounts, DECLINE_FLAGGED_MAX, DECLINE_REASONS,
 };
-use shared::EntryState;
+use shared::queue::InvitationFilter;
+use shared::{EntryState, SourceRef};
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
-use crate::components::bulk::{BulkActions, SelectNext};
+use crate::components::bulk::{Bulk, BulkButtons, BulkPanel};
 use crate::components::download::save_text;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
@@ -54,126 +59,238 @@ struct Filters {
     source: String,
     /// `disposable_domain` or `possible_duplicate` (issue 15).
     flag: String,
+    /// `unsent` or `expiring` (issue 19).
+    invitation: String,
+}
+
+impl Filters {
+    /// The filters a GET may carry (all but the email fragment), as a query string.
+    fn query(&self) -> String {
+        let enc = |v: &str| String::from(js_sys::encode_uri_component(v));
+        [("state", &self.state), ("ref", &self.source), ("flag", &self.flag), ("invitation", &self.invitation)]
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("{k}={}", enc(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// How many entries match, when the program's own figures say (no count is run for
+    /// it): the unfiltered queue, a state the figures count, or an invitation filter.
+    fn known_total(&self, c: &ProgramCounts) -> Option<i64> {
+        if !(self.q.is_empty() && self.source.is_empty() && self.flag.is_empty()) {
+            return None;
+        }
+        match (self.state.as_str(), self.invitation.as_str()) {
+            ("", "") => Some(c.entries),
+            ("waiting", "") => Some(c.waiting),
+            ("selected", "") => Some(c.selected),
+            ("active", "") => Some(c.active),
+            ("" | "invited", "unsent") => Some(c.not_sent),
+            ("" | "invited", "expiring") => Some(c.expiring_soon),
+            _ => None,
+        }
+    }
+
+    /// What the export holds under these filters, in words.
+    fn export_scope(&self) -> &'static str {
+        match (self.query().is_empty(), self.q.is_empty()) {
+            (true, true) => "Export: every entry.",
+            (true, false) => "Export: every entry (it ignores the email search).",
+            (false, true) => "Export: the filtered entries.",
+            (false, false) => "Export: the filtered entries (it ignores the email search).",
+        }
+    }
 }
 
 /// One page of the queue. Plain paging is a GET; a search by email fragment is a POST
 /// to `…/entries/search`, so the fragment never travels in a URL.
 async fn load_page(id: Uuid, f: Filters, cursor: Option<String>) -> Result<EntryPage, ApiError> {
-    let some = |v: String| (!v.is_empty()).then_some(v);
-    let Filters { state, q, source, flag } = f;
-    let (state, source, flag) = (some(state), some(source), some(flag));
-    if q.is_empty() {
-        let enc = |v: &str| String::from(js_sys::encode_uri_component(v));
+    if f.q.is_empty() {
         let mut url = format!("/api/owner/programs/{id}/entries?limit={PAGE_SIZE}");
-        for (key, value) in [("state", state), ("cursor", cursor), ("ref", source), ("flag", flag)] {
-            if let Some(value) = value {
-                url.push_str(&format!("&{key}={}", enc(&value)));
+        for part in
+            [f.query(), cursor.map(|c| format!("cursor={}", js_sys::encode_uri_component(&c))).unwrap_or_default()]
+        {
+            if !part.is_empty() {
+                url.push('&');
+                url.push_str(&part);
             }
         }
         api::get::<EntryPage>(url).await
     } else {
-        let search = EntrySearch { state, cursor, limit: Some(PAGE_SIZE), q: Some(q), source, flag };
+        let some = |v: String| (!v.is_empty()).then_some(v);
+        let Filters { state, q, source, flag, invitation } = f;
+        let (state, source, flag, invitation) = (some(state), some(source), some(flag), some(invitation));
+        let search = EntrySearch { state, cursor, limit: Some(PAGE_SIZE), q: Some(q), source, flag, invitation };
         api::post::<_, EntryPage>(format!("/api/owner/programs/{id}/entries/search"), &search).await
+    }
+}
+
+/// "3 entries", "Showing 51–100 of 1234 entries", or "Showing 1–50 · more follow" where
+/// no figure says how many match (the queue never counts its rows per page).
+fn result_count(total: Option<i64>, page: usize, shown: usize, more: bool) -> String {
+    let (from, to) = (page * PAGE_SIZE as usize + 1, page * PAGE_SIZE as usize + shown);
+    let entries = |n: usize| if n == 1 { "1 entry".to_owned() } else { format!("{n} entries") };
+    // Without a next page the rows themselves say how many there are; a figure read a
+    // moment earlier never says fewer than are shown.
+    let total = if more { total.map(|n| usize::try_from(n).unwrap_or(0).max(to)) } else { Some(to) };
+    match total {
+        Some(n) if page == 0 && !more => entries(n),
+        _ if shown == 0 => "No entries on this page".to_owned(),
+        Some(n) => format!("Showing {from}–{to} of {}", entries(n)),
+        None => format!("Showing {from}–{to} · more follow"),
     }
 }
 
 #[component]
 fn QueueView(p: Program) -> impl IntoView {
     let id = p.id;
-    // `?state=` (the dashboard's figures link here) is the filter the page starts with.
-    let initial = use_query_map()
-        .with_untracked(|q| q.get("state"))
-        .filter(|s| s.parse::<EntryState>().is_ok())
-        .unwrap_or_default();
-    let state = RwSignal::new(initial.clone());
-    let search = RwSignal::new(String::new());
-    let source = RwSignal::new(String::new());
-    let flag = RwSignal::new(String::new());
-    let applied = RwSignal::new(Filters { state: initial.clone(), ..Filters::default() });
+    // `?state=` and `?invitation=` (the dashboard's figures link here) start the filter.
+    let query = use_query_map();
+    let initial = query.with_untracked(|q| Filters {
+        state: q.get("state").filter(|s| s.parse::<EntryState>().is_ok()).unwrap_or_default(),
+        invitation: q.get("invitation").filter(|s| s.parse::<InvitationFilter>().is_ok()).unwrap_or_default(),
+        ..Filters::default()
+    });
+    // What the form shows, and what was applied.
+    let form = RwSignal::new(initial.clone());
+    let applied = RwSignal::new(initial);
     let cursors = Cursors::new();
     let selected = RwSignal::new(BTreeSet::<Uuid>::new());
+    let bulk = Bulk::new(selected);
     let page = LocalResource::new(move || load_page(id, applied.get(), cursors.current()));
     Effect::new(move || {
         cursors.0.track();
         applied.track();
         selected.set(BTreeSet::new());
     });
+    let apply_now = move |f: Filters| {
+        cursors.reset();
+        form.set(f.clone());
+        applied.set(f);
+    };
+    // A source that is not one (an address typed there, say) never reaches a URL.
+    let source_error = RwSignal::new(false);
     let apply = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        cursors.reset();
-        applied.set(Filters {
-            state: state.get_untracked(),
-            q: search.get_untracked().trim().to_owned(),
-            source: source.get_untracked().trim().to_owned(),
-            flag: flag.get_untracked(),
-        });
+        let f = form.get_untracked();
+        let source = f.source.trim().to_owned();
+        source_error.set(!source.is_empty() && SourceRef::parse(&source).is_none());
+        if !source_error.get_untracked() {
+            apply_now(Filters { q: f.q.trim().to_owned(), source, ..f });
+        }
     };
+    let filtered = move || applied.with(|f| *f != Filters::default());
     let export_error = RwSignal::new(None::<ApiError>);
     let slug = p.slug.clone();
     let export = move |_| {
-        let name = format!("{slug}-entries.csv");
+        let f = applied.get_untracked();
+        let query = f.query();
+        let name = match query.is_empty() {
+            true => format!("{slug}-entries.csv"),
+            false => format!("{slug}-entries-filtered.csv"),
+        };
+        let url = match query.is_empty() {
+            true => format!("/api/owner/programs/{id}/entries.csv"),
+            false => format!("/api/owner/programs/{id}/entries.csv?{query}"),
+        };
         spawn_local(async move {
-            match api::get_text(format!("/api/owner/programs/{id}/entries.csv")).await {
+            match api::get_text(url).await {
                 Ok(csv) => export_error.set(save_text(&name, &csv, "text/csv").err().map(|_| ApiError::network())),
                 Err(e) => export_error.set(Some(e)),
             }
         });
     };
-    let (not_sent, expiring) = (p.counts.not_sent, p.counts.expiring_soon);
-    let codes = RwSignal::new((not_sent, expiring));
+    let counts = RwSignal::new(p.counts.clone());
     let refresh = Callback::new(move |()| {
         page.refetch();
         // The program's counts move with the rows: read them again.
         spawn_local(async move {
             if let Ok(p) = load_program(Some(id)).await {
-                codes.set((p.counts.not_sent, p.counts.expiring_soon));
+                counts.set(p.counts);
             }
         });
     });
     // Set when a page arrives (reading `page` here would tie it to the outer transition).
     let showing = RwSignal::new(String::new());
     let count = move |pg: &EntryPage| {
-        let n = pg.entries.len();
-        let more = if pg.next_cursor.is_some() { " (more on the next page)" } else { "" };
-        showing.set(format!("Showing {n} {}{more}", if n == 1 { "entry" } else { "entries" }));
+        let total = applied.with_untracked(|f| counts.with_untracked(|c| f.known_total(c)));
+        let n = cursors.0.with_untracked(Vec::len);
+        showing.set(result_count(total, n, pg.entries.len(), pg.next_cursor.is_some()));
     };
+    let by_invitation = move |f: InvitationFilter| {
+        let on = move || applied.with(|a| a.invitation == f.as_str());
+        let click = move |_| apply_now(Filters { invitation: f.as_str().to_owned(), ..Filters::default() });
+        (on, click)
+    };
+    let (unsent_on, show_unsent) = by_invitation(InvitationFilter::Unsent);
+    let (expiring_on, show_expiring) = by_invitation(InvitationFilter::Expiring);
     view! {
-        <section class="card queue-bar" aria-label="Queue status">
+        <section class="card queue-toolbar" aria-label="Queue toolbar">
             <p class="result-count" role="status">{move || showing.get()}</p>
-            <p>{move || { let (n, e) = codes.get(); format!("{n} {} not marked sent · {e} expiring within 48 hours", if n == 1 { "code" } else { "codes" }) }}</p>
-            <p id="export-scope" class="muted small">"The export holds every entry, whatever the filter."</p>
+            <BulkButtons bulk>
+                <button type="button" class="secondary" disabled=move || !filtered() on:click=move |_| apply_now(Filters::default())>"Clear filters"</button>
+                <button type="button" class="secondary" on:click=export aria-describedby="export-scope">"Export CSV"</button>
+            </BulkButtons>
+            <p id="export-scope" class="muted small">{move || applied.with(Filters::export_scope)}</p>
+        </section>
+        <BulkPanel bulk program_id=id slug=p.slug.clone() max_days=p.max_invite_days done=refresh/>
+        {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
+        <section class="card queue-codes" aria-label="Codes to act on">
+            <p class="small">"Codes to act on (click to show them):"</p>
+            <div class="row">
+                <button type="button" class="secondary" aria-pressed=move || unsent_on().to_string() on:click=show_unsent>
+                    {move || { let n = counts.with(|c| c.not_sent); format!("{n} {} not marked sent", if n == 1 { "code" } else { "codes" }) }}
+                </button>
+                <button type="button" class="secondary" aria-pressed=move || expiring_on().to_string() on:click=show_expiring>
+                    {move || format!("{} expiring within 48 hours", counts.with(|c| c.expiring_soon))}
+                </button>
+            </div>
         </section>
         <form class="card filters" method="post" role="search" on:submit=apply>
             <div>
                 <label for="queue-state">"State"</label>
-                <select id="queue-state" on:change=move |ev| state.set(event_target_value(&ev))>
-                    <option value="">"All states"</option>
-                    {EntryState::ALL.iter().map(|s| view! { <option value=s.as_str() selected=initial == s.as_str()>{label(s.as_str())}</option> }).collect_view()}
+                <select id="queue-state" on:change=move |ev| form.update(|f| f.state = event_target_value(&ev))>
+                    <option value="" prop:selected=move || form.with(|f| f.state.is_empty())>"All states"</option>
+                    {EntryState::ALL.iter().map(|s| view! {
+                        <option value=s.as_str() prop:selected=move || form.with(|f| f.state == s.as_str())>{label(s.as_str())}</option>
+                    }).collect_view()}
+                </select>
+            </div>
+            <div>
+                <label for="queue-invitation">"Code"</label>
+                <select id="queue-invitation" on:change=move |ev| form.update(|f| f.invitation = event_target_value(&ev))>
+                    <option value="" prop:selected=move || form.with(|f| f.invitation.is_empty())>"Any"</option>
+                    {InvitationFilter::ALL.iter().map(|i| view! {
+                        <option value=i.as_str() prop:selected=move || form.with(|f| f.invitation == i.as_str())>{invitation_label(*i)}</option>
+                    }).collect_view()}
                 </select>
             </div>
             <div>
                 <label for="queue-flag">"Flag"</label>
-                <select id="queue-flag" on:change=move |ev| flag.set(event_target_value(&ev))>
-                    <option value="">"Any"</option>
-                    {EntryFlag::ALL.iter().map(|f| view! { <option value=f.as_str()>{flag_label(*f)}</option> }).collect_view()}
+                <select id="queue-flag" on:change=move |ev| form.update(|f| f.flag = event_target_value(&ev))>
+                    <option value="" prop:selected=move || form.with(|f| f.flag.is_empty())>"Any"</option>
+                    {EntryFlag::ALL.iter().map(|g| view! {
+                        <option value=g.as_str() prop:selected=move || form.with(|f| f.flag == g.as_str())>{flag_label(*g)}</option>
+                    }).collect_view()}
                 </select>
             </div>
             <div>
                 <label for="queue-ref">"Source (ref)"</label>
                 <input id="queue-ref" type="text" autocomplete="off" spellcheck="false" maxlength="40" size="12"
-                    prop:value=move || source.get() on:input=move |ev| source.set(event_target_value(&ev))/>
+                    aria-invalid=move || source_error.get().to_string() aria-describedby="queue-ref-error"
+                    prop:value=move || form.with(|f| f.source.clone()) on:input=move |ev| form.update(|f| f.source = event_target_value(&ev))/>
+                <p id="queue-ref-error" class="field-error small" role="alert" hidden=move || !source_error.get()>
+                    "A source is 1–40 characters: a–z, 0–9, _ and -."
+                </p>
             </div>
             <div class="grow">
                 <label for="queue-search">"Email contains"</label>
                 <input id="queue-search" type="search" autocomplete="off" spellcheck="false" maxlength="254"
-                    prop:value=move || search.get() on:input=move |ev| search.set(event_target_value(&ev))/>
+                    prop:value=move || form.with(|f| f.q.clone()) on:input=move |ev| form.update(|f| f.q = event_target_value(&ev))/>
             </div>
             <button type="submit">"Apply"</button>
-            <button type="button" class="secondary" on:click=export aria-describedby="export-scope">"Export CSV"</button>
         </form>
-        {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
-        <SelectNext program_id=id done=refresh/>
-        <BulkActions program_id=id slug=p.slug.clone() max_days=p.max_invite_days selected done=refresh/>
         <DeclineFlagged program_id=id done=refresh/>
         {loaded(page, move |r| match r {
                     Ok(pg) if { count(&pg); pg.entries.is_empty() } => view! {
@@ -186,6 +303,13 @@ fn QueueView(p: Program) -> impl IntoView {
                     }.into_any(),
                     Err(err) => view! { <ErrorNotice err/> }.into_any(),
             })}
+    }
+}
+
+fn invitation_label(f: InvitationFilter) -> &'static str {
+    match f {
+        InvitationFilter::Unsent => "Not marked sent",
+        InvitationFilter::Expiring => "Expiring within 48 h",
     }
 }
 
