@@ -151,3 +151,42 @@ async fn the_draw_filter_is_documented_and_every_schema_reference_resolves() {
         assert!(doc["components"][kind][name].is_object(), "{r} does not resolve");
     }
 }
+
+/// The first `enum` in a schema, however it is wrapped (`oneOf` with null, a `$ref`).
+fn enum_in(doc: &serde_json::Value, schema: &serde_json::Value) -> Option<serde_json::Value> {
+    if let Some(e) = schema.get("enum") {
+        return Some(e.clone());
+    }
+    if let Some(name) =
+        schema.get("$ref").and_then(|r| r.as_str()).and_then(|r| r.strip_prefix("#/components/schemas/"))
+    {
+        return enum_in(doc, &doc["components"]["schemas"][name]);
+    }
+    let nested: Vec<&serde_json::Value> = match schema {
+        serde_json::Value::Object(m) => m.values().collect(),
+        serde_json::Value::Array(a) => a.iter().collect(),
+        _ => Vec::new(),
+    };
+    nested.into_iter().find_map(|v| enum_in(doc, v))
+}
+
+/// The queue's code filter (issue 19) is documented with its two values on the listing,
+/// the search and the export, and the export names the listing's other filters.
+#[tokio::test]
+async fn the_queue_code_filter_is_documented_with_its_values_wherever_it_is_taken() {
+    let app = TestApp::spawn().await;
+    let doc = app.get("/api/openapi.json", None).await.json();
+    let values = serde_json::json!(["unsent", "expiring"]);
+    let param = |path: &str, name: &str| {
+        let params = doc["paths"][path]["get"]["parameters"].as_array().cloned().unwrap_or_default();
+        params.into_iter().find(|p| p["name"] == name).unwrap_or_else(|| panic!("{path} has no {name}"))
+    };
+    for path in ["/api/owner/programs/{id}/entries", "/api/owner/programs/{id}/entries.csv"] {
+        assert_eq!(enum_in(&doc, &param(path, "invitation")["schema"]), Some(values.clone()), "{path}");
+        for name in ["state", "ref", "flag"] {
+            param(path, name);
+        }
+    }
+    let search = &doc["components"]["schemas"]["EntrySearch"]["properties"]["invitation"];
+    assert_eq!(enum_in(&doc, search), Some(values));
+}
