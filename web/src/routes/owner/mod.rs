@@ -15,6 +15,7 @@ pub mod notice;
 pub mod owners;
 pub mod program;
 pub mod queue;
+pub mod queue_filters;
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;

@@ -14,11 +14,11 @@ use leptos::task::spawn_local;
 use leptos_router::components::A;
 use leptos_router::hooks::use_query_map;
 use shared::api::{
-    DeclineFlaggedRequest, DeclineFlaggedResponse, EntryFlag, EntryPage, EntrySearch, EntrySummary, Program,
-    ProgramCounts, DECLINE_FLAGGED_MAX, DECLINE_REASONS,
+    DeclineFlaggedRequest, DeclineFlaggedResponse, EntryFlag, EntryPage, EntrySummary, Program, DECLINE_FLAGGED_MAX,
+    DECLINE_REASONS,
 };
 use shared::queue::InvitationFilter;
-use shared::{EntryState, SourceRef};
+use shared::EntryState;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
@@ -29,9 +29,8 @@ use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::components::text::{flag_label, label, time, StateBadge};
+use crate::routes::owner::queue_filters::{load_page, result_count, FilterForm, Filters};
 use crate::routes::owner::{load_program, uuid_param};
-
-const PAGE_SIZE: i64 = 50;
 
 #[component]
 pub fn Queue() -> impl IntoView {
@@ -47,98 +46,6 @@ pub fn Queue() -> impl IntoView {
                         Err(err) => view! { <ErrorNotice err/> }.into_any(),
                 })}
         </RequireSignIn>
-    }
-}
-
-/// The queue's filters as the owner applied them.
-#[derive(Clone, Default, PartialEq)]
-struct Filters {
-    state: String,
-    q: String,
-    /// `?ref=` source (issue 15).
-    source: String,
-    /// `disposable_domain` or `possible_duplicate` (issue 15).
-    flag: String,
-    /// `unsent` or `expiring` (issue 19).
-    invitation: String,
-}
-
-impl Filters {
-    /// The filters a GET may carry (all but the email fragment), as a query string.
-    fn query(&self) -> String {
-        let enc = |v: &str| String::from(js_sys::encode_uri_component(v));
-        [("state", &self.state), ("ref", &self.source), ("flag", &self.flag), ("invitation", &self.invitation)]
-            .into_iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| format!("{k}={}", enc(v)))
-            .collect::<Vec<_>>()
-            .join("&")
-    }
-
-    /// How many entries match, when the program's own figures say (no count is run for
-    /// it): the unfiltered queue, a state the figures count, or an invitation filter.
-    fn known_total(&self, c: &ProgramCounts) -> Option<i64> {
-        if !(self.q.is_empty() && self.source.is_empty() && self.flag.is_empty()) {
-            return None;
-        }
-        match (self.state.as_str(), self.invitation.as_str()) {
-            ("", "") => Some(c.entries),
-            ("waiting", "") => Some(c.waiting),
-            ("selected", "") => Some(c.selected),
-            ("active", "") => Some(c.active),
-            ("" | "invited", "unsent") => Some(c.not_sent),
-            ("" | "invited", "expiring") => Some(c.expiring_soon),
-            _ => None,
-        }
-    }
-
-    /// What the export holds under these filters, in words.
-    fn export_scope(&self) -> &'static str {
-        match (self.query().is_empty(), self.q.is_empty()) {
-            (true, true) => "Export: every entry.",
-            (true, false) => "Export: every entry (it ignores the email search).",
-            (false, true) => "Export: the filtered entries.",
-            (false, false) => "Export: the filtered entries (it ignores the email search).",
-        }
-    }
-}
-
-/// One page of the queue. Plain paging is a GET; a search by email fragment is a POST
-/// to `…/entries/search`, so the fragment never travels in a URL.
-async fn load_page(id: Uuid, f: Filters, cursor: Option<String>) -> Result<EntryPage, ApiError> {
-    if f.q.is_empty() {
-        let mut url = format!("/api/owner/programs/{id}/entries?limit={PAGE_SIZE}");
-        for part in
-            [f.query(), cursor.map(|c| format!("cursor={}", js_sys::encode_uri_component(&c))).unwrap_or_default()]
-        {
-            if !part.is_empty() {
-                url.push('&');
-                url.push_str(&part);
-            }
-        }
-        api::get::<EntryPage>(url).await
-    } else {
-        let some = |v: String| (!v.is_empty()).then_some(v);
-        let Filters { state, q, source, flag, invitation } = f;
-        let (state, source, flag, invitation) = (some(state), some(source), some(flag), some(invitation));
-        let search = EntrySearch { state, cursor, limit: Some(PAGE_SIZE), q: Some(q), source, flag, invitation };
-        api::post::<_, EntryPage>(format!("/api/owner/programs/{id}/entries/search"), &search).await
-    }
-}
-
-/// "3 entries", "Showing 51–100 of 1234 entries", or "Showing 1–50 · more follow" where
-/// no figure says how many match (the queue never counts its rows per page).
-fn result_count(total: Option<i64>, page: usize, shown: usize, more: bool) -> String {
-    let (from, to) = (page * PAGE_SIZE as usize + 1, page * PAGE_SIZE as usize + shown);
-    let entries = |n: usize| if n == 1 { "1 entry".to_owned() } else { format!("{n} entries") };
-    // Without a next page the rows themselves say how many there are; a figure read a
-    // moment earlier never says fewer than are shown.
-    let total = if more { total.map(|n| usize::try_from(n).unwrap_or(0).max(to)) } else { Some(to) };
-    match total {
-        Some(n) if page == 0 && !more => entries(n),
-        _ if shown == 0 => "No entries on this page".to_owned(),
-        Some(n) => format!("Showing {from}–{to} of {}", entries(n)),
-        None => format!("Showing {from}–{to} · more follow"),
     }
 }
 
@@ -168,17 +75,6 @@ fn QueueView(p: Program) -> impl IntoView {
         cursors.reset();
         form.set(f.clone());
         applied.set(f);
-    };
-    // A source that is not one (an address typed there, say) never reaches a URL.
-    let source_error = RwSignal::new(false);
-    let apply = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        let f = form.get_untracked();
-        let source = f.source.trim().to_owned();
-        source_error.set(!source.is_empty() && SourceRef::parse(&source).is_none());
-        if !source_error.get_untracked() {
-            apply_now(Filters { q: f.q.trim().to_owned(), source, ..f });
-        }
     };
     let filtered = move || applied.with(|f| *f != Filters::default());
     let export_error = RwSignal::new(None::<ApiError>);
@@ -247,50 +143,7 @@ fn QueueView(p: Program) -> impl IntoView {
                 </button>
             </div>
         </section>
-        <form class="card filters" method="post" role="search" on:submit=apply>
-            <div>
-                <label for="queue-state">"State"</label>
-                <select id="queue-state" on:change=move |ev| form.update(|f| f.state = event_target_value(&ev))>
-                    <option value="" prop:selected=move || form.with(|f| f.state.is_empty())>"All states"</option>
-                    {EntryState::ALL.iter().map(|s| view! {
-                        <option value=s.as_str() prop:selected=move || form.with(|f| f.state == s.as_str())>{label(s.as_str())}</option>
-                    }).collect_view()}
-                </select>
-            </div>
-            <div>
-                <label for="queue-invitation">"Code"</label>
-                <select id="queue-invitation" on:change=move |ev| form.update(|f| f.invitation = event_target_value(&ev))>
-                    <option value="" prop:selected=move || form.with(|f| f.invitation.is_empty())>"Any"</option>
-                    {InvitationFilter::ALL.iter().map(|i| view! {
-                        <option value=i.as_str() prop:selected=move || form.with(|f| f.invitation == i.as_str())>{invitation_label(*i)}</option>
-                    }).collect_view()}
-                </select>
-            </div>
-            <div>
-                <label for="queue-flag">"Flag"</label>
-                <select id="queue-flag" on:change=move |ev| form.update(|f| f.flag = event_target_value(&ev))>
-                    <option value="" prop:selected=move || form.with(|f| f.flag.is_empty())>"Any"</option>
-                    {EntryFlag::ALL.iter().map(|g| view! {
-                        <option value=g.as_str() prop:selected=move || form.with(|f| f.flag == g.as_str())>{flag_label(*g)}</option>
-                    }).collect_view()}
-                </select>
-            </div>
-            <div>
-                <label for="queue-ref">"Source (ref)"</label>
-                <input id="queue-ref" type="text" autocomplete="off" spellcheck="false" maxlength="40" size="12"
-                    aria-invalid=move || source_error.get().to_string() aria-describedby="queue-ref-error"
-                    prop:value=move || form.with(|f| f.source.clone()) on:input=move |ev| form.update(|f| f.source = event_target_value(&ev))/>
-                <p id="queue-ref-error" class="field-error small" role="alert" hidden=move || !source_error.get()>
-                    "A source is 1–40 characters: a–z, 0–9, _ and -."
-                </p>
-            </div>
-            <div class="grow">
-                <label for="queue-search">"Email contains"</label>
-                <input id="queue-search" type="search" autocomplete="off" spellcheck="false" maxlength="254"
-                    prop:value=move || form.with(|f| f.q.clone()) on:input=move |ev| form.update(|f| f.q = event_target_value(&ev))/>
-            </div>
-            <button type="submit">"Apply"</button>
-        </form>
+        <FilterForm form apply=Callback::new(apply_now)/>
         <DeclineFlagged program_id=id done=refresh/>
         {loaded(page, move |r| match r {
                     Ok(pg) if { count(&pg); pg.entries.is_empty() } => view! {
@@ -303,13 +156,6 @@ fn QueueView(p: Program) -> impl IntoView {
                     }.into_any(),
                     Err(err) => view! { <ErrorNotice err/> }.into_any(),
             })}
-    }
-}
-
-fn invitation_label(f: InvitationFilter) -> &'static str {
-    match f {
-        InvitationFilter::Unsent => "Not marked sent",
-        InvitationFilter::Expiring => "Expiring within 48 h",
     }
 }
 
