@@ -219,7 +219,7 @@ async fn lowering_caps_keeps_existing_entries_and_stops_new_ones() {
     }
     let lower = PatchProgramRequest { queue_cap: Some(1), hourly_cap: Some(2), ..changes() };
     let p = owner.patch_program(program, lower).await;
-    assert_eq!(p.counts, ProgramCounts { queue: 3, hour: 3, waiting: 3, ..ProgramCounts::default() });
+    assert_eq!(p.counts, ProgramCounts { queue: 3, hour: 3, entries: 3, waiting: 3, ..ProgramCounts::default() });
     app.try_signup("beta", "d@example.com").await.assert(429);
     let n: i64 =
         app.scalar("SELECT count(*) FROM entries WHERE program_id = $1 AND state = 'waiting'", &[&program]).await;
