@@ -107,12 +107,23 @@ fn QueueView(p: Program) -> impl IntoView {
             }
         });
     });
-    // Set when a page arrives (reading `page` here would tie it to the outer transition).
-    let showing = RwSignal::new(String::new());
+    // The page shown (its index, rows and whether more follow), set when a page arrives
+    // (reading `page` here would tie it to the outer transition); the count follows it and
+    // the program's figures, which are read again after every action.
+    let shown = RwSignal::new(None::<(usize, usize, bool)>);
     let count = move |pg: &EntryPage| {
-        let total = applied.with_untracked(|f| counts.with_untracked(|c| f.known_total(c)));
-        let n = cursors.0.with_untracked(Vec::len);
-        showing.set(result_count(total, n, pg.entries.len(), pg.next_cursor.is_some()));
+        shown.set(Some((cursors.0.with_untracked(Vec::len), pg.entries.len(), pg.next_cursor.is_some())));
+        // Ticks are of rows on screen: a page that replaced another (a late answer too)
+        // keeps none of the rows it does not show.
+        let on_page: BTreeSet<Uuid> = pg.entries.iter().map(|e| e.id).collect();
+        if selected.with_untracked(|s| !s.is_subset(&on_page)) {
+            selected.update(|s| s.retain(|id| on_page.contains(id)));
+        }
+    };
+    let showing = move || {
+        let (n, rows, more) = shown.get()?;
+        let total = applied.with_untracked(|f| counts.with(|c| f.known_total(c)));
+        Some(result_count(total, n, rows, more))
     };
     let by_invitation = move |f: InvitationFilter| {
         let on = move || applied.with(|a| a.invitation == f.as_str());
@@ -123,7 +134,7 @@ fn QueueView(p: Program) -> impl IntoView {
     let (expiring_on, show_expiring) = by_invitation(InvitationFilter::Expiring);
     view! {
         <section class="card queue-toolbar" aria-label="Queue toolbar">
-            <p class="result-count" role="status">{move || showing.get()}</p>
+            <p class="result-count" role="status">{showing}</p>
             <BulkButtons bulk>
                 <button type="button" class="secondary" disabled=move || !filtered() on:click=move |_| apply_now(Filters::default())>"Clear filters"</button>
                 <button type="button" class="secondary" on:click=export aria-describedby="export-scope">"Export CSV"</button>
