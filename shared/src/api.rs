@@ -172,7 +172,11 @@ pub struct RedeemResponse {
 pub struct EarlyAccessContent {
     pub slug: String,
     pub revision: i64,
+    /// The owner's text: the safe Markdown subset (raw HTML is shown as text).
     pub body: String,
+    /// The program's display title, when the owner gave one (the page falls back to the slug).
+    #[serde(default)]
+    pub title: Option<String>,
 }
 
 // ---------------------------------------------------------------- owner (§6.4)

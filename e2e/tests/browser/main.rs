@@ -23,5 +23,6 @@ mod keyboard;
 mod keys;
 mod owner_tools;
 mod public_pages;
+mod rich_content;
 mod stack;
 mod trust_journey;
