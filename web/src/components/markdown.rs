@@ -10,9 +10,15 @@
 use leptos::prelude::*;
 use markdown::{Element, Node};
 
-/// What the editor tells the owner about the subset.
-pub const SUPPORTED: &str = "Markdown: a blank line starts a paragraph; # Heading; - or 1. for lists; *emphasis*, \
-     **strong**; [text](https://…) for links (http, https and mailto only). HTML is shown as text.";
+/// What the editor tells the owner about the subset (each piece of syntax kept on one line).
+#[component]
+pub fn SyntaxHelp() -> impl IntoView {
+    view! {
+        "Markdown: a blank line starts a paragraph; " <code>"# Heading"</code> "; " <code>"- item"</code> " or "
+        <code>"1. item"</code> " for lists; " <code>"*emphasis*"</code> ", " <code>"**strong**"</code> "; "
+        <code>"[text](https://…)"</code> " for links (http, https and mailto only). HTML is shown as text."
+    }
+}
 
 /// `text` as the subset's elements, in one `div.markdown`.
 #[component]
@@ -33,7 +39,7 @@ fn node(node: Node) -> AnyView {
         Element::Heading(3) => view! { <h3>{inner}</h3> }.into_any(),
         Element::Heading(4) => view! { <h4>{inner}</h4> }.into_any(),
         Element::Heading(5) => view! { <h5>{inner}</h5> }.into_any(),
-        Element::Heading(_) => view! { <h6>{inner}</h6> }.into_any(),
+        Element::Heading(_six) => view! { <h6>{inner}</h6> }.into_any(),
         Element::List(None) => view! { <ul>{inner}</ul> }.into_any(),
         Element::List(Some(start)) => view! { <ol start=start.to_string()>{inner}</ol> }.into_any(),
         Element::Item => view! { <li>{inner}</li> }.into_any(),

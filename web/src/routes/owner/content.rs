@@ -8,7 +8,7 @@ use leptos::task::spawn_local;
 use shared::api::{Content, PutContentRequest};
 
 use crate::api::{self, ApiError};
-use crate::components::markdown::{Markdown, SUPPORTED};
+use crate::components::markdown::{Markdown, SyntaxHelp};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
@@ -86,7 +86,7 @@ fn Editor(id: uuid::Uuid, content: Option<Content>, reload: Callback<()>) -> imp
                 <label for="content-body">"Text shown to people with early access"</label>
                 <textarea id="content-body" rows="14" aria-describedby="content-syntax content-help"
                     prop:value=move || body.get() on:input=move |ev| body.set(event_target_value(&ev))></textarea>
-                <p id="content-syntax" class="muted small">{SUPPORTED}</p>
+                <p id="content-syntax" class="muted small syntax-help"><SyntaxHelp/></p>
                 <p id="content-help" class="muted small">
                     {move || format!("{} / {MAX_CHARS} characters · editing revision {}", chars(), revision.get())}
                 </p>
