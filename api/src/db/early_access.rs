@@ -5,7 +5,8 @@
 //! scoped statement, on a fresh snapshot taken after both locks, joins content, entry
 //! and grant of that program for this user, with the workspace active, access on, the
 //! entry active, the grant active and the entry's email among the user's verified
-//! emails right now.
+//! emails right now. The program's title comes with the body from that same statement (it
+//! changes no condition: the page's heading is read with what it heads).
 //!
 //! Round trips: the slug names the rows to lock (a slug is unique and never changes, nor
 //! does a program's workspace), so the two lock statements and the read need no earlier
