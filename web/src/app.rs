@@ -113,7 +113,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/owner/programs/:id") view=program!(owner::program::ProgramPage)/>
                     <Route path=path!("/owner/programs/:id/queue") view=review!(owner::queue::Queue)/>
                     <Route path=path!("/owner/programs/:id/notice") view=program!(owner::notice::NoticePage)/>
-                    <Route path=path!("/owner/programs/:id/content") view=program!(owner::content::ContentPage)/>
+                    <Route path=path!("/owner/programs/:id/content") view=workspace!(owner::content::ContentPage)/>
                     <Route path=path!("/owner/programs/:id/audit") view=program!(owner::audit::Audit)/>
                     <Route path=path!("/owner/programs/:id/cohorts") view=program!(owner::cohorts::CohortsPage)/>
                     <Route path=path!("/owner/programs/:id/draws") view=program!(owner::draws::DrawsPage)/>
