@@ -19,8 +19,12 @@ pub const FOCUS_HEADING: &str = "vestibule-focus-heading";
 
 #[component]
 pub fn Elsewhere() -> impl IntoView {
+    // The router's address, not the window's: on a client-side navigation the address bar
+    // changes only once the new page has rendered — and this is that page.
+    let routed = leptos_router::hooks::use_location();
+    let (path, search) = (routed.pathname.get_untracked(), routed.search.get_untracked());
+    let here = if search.is_empty() { path } else { format!("{path}?{search}") };
     let location = window().location();
-    let here = format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default());
     let storage = window().session_storage().ok().flatten();
     let looped = storage.as_ref().and_then(|s| s.get_item(RELOADED).ok().flatten()).is_some_and(|p| p == here);
     if let Some(s) = &storage {
