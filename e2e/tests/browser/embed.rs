@@ -162,6 +162,12 @@ async fn embedded(stack: &Stack, b: &Browser) {
     let page: Value =
         stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}/entries"), json!(null)).await;
     assert_eq!(page["entries"].as_array().map(Vec::len), Some(1));
+
+    // The embedded form on its own, checked and photographed like every page.
+    b.open(&format!("/embed/waitlist/{SLUG}")).await;
+    b.wait_text(TITLE).await;
+    b.element("#signup-email").await;
+    b.check_page("embed").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
