@@ -73,8 +73,9 @@ impl EventGroup {
         match kind {
             Signup | Withdrawn | Redacted | Erased => EventGroup::Signups,
             Selected | Declined | DrawOpened | DrawRun => EventGroup::Decisions,
-            InviteIssued | DeliveryRecorded | InviteRevoked | InviteExpired | CohortCodeCreated
-            | CohortCodeRevoked => EventGroup::Invitations,
+            InviteIssued | DeliveryRecorded | InviteRevoked | InviteExpired | CohortCodeCreated | CohortCodeRevoked => {
+                EventGroup::Invitations
+            }
             Redeemed | GrantRevoked => EventGroup::Access,
             NoticePublished | ContentUpdated | ProgramChanged => EventGroup::Settings,
         }

@@ -69,8 +69,16 @@ async fn history(stack: &Stack, b: &Browser) {
     sign_in(b, OWNER, &format!("/owner/programs/{id}/audit"), false).await;
     b.wait_text("Declined by Jo March — not eligible").await;
     let all = sentences(b).await;
-    assert_eq!(all[..4], ["Declined by Jo March — not eligible", "Selected by Jo March — meets policy",
-        "Joined the waitlist", "Joined the waitlist"], "newest first: {all:?}");
+    assert_eq!(
+        all[..4],
+        [
+            "Declined by Jo March — not eligible",
+            "Selected by Jo March — meets policy",
+            "Joined the waitlist",
+            "Joined the waitlist"
+        ],
+        "newest first: {all:?}"
+    );
     assert_eq!(all.last().map(String::as_str), Some("Program created by Jo March"), "{all:?}");
     assert!(!b.text().await.contains("by an owner"), "the owner is named");
 
@@ -82,10 +90,8 @@ async fn history(stack: &Stack, b: &Browser) {
     b.wait_text("No events match.").await;
     b.choose("#audit-group", "").await;
     b.choose("#audit-order", "asc").await;
-    let oldest = wait_list(b, "oldest first", |now| {
-        now.first().is_some_and(|s| s == "Program created by Jo March")
-    })
-    .await;
+    let oldest =
+        wait_list(b, "oldest first", |now| now.first().is_some_and(|s| s == "Program created by Jo March")).await;
     assert_eq!(oldest.last().map(String::as_str), Some("Declined by Jo March — not eligible"), "{oldest:?}");
     assert!(!oldest.iter().any(|s| s == "Joined the waitlist"), "owners only: {oldest:?}");
     b.check_page("audit-filtered").await;

@@ -48,7 +48,8 @@ pub fn FilteredEvents(events: Vec<AuditEvent>) -> impl IntoView {
     let shown = move || {
         let (g, a) = (group.get(), actor.get());
         let keep = |e: &AuditEvent| {
-            (g.is_empty() || EventGroup::of(e.kind).as_str() == g) && (a.is_empty() || EventActor::of(e.actor_kind).as_str() == a)
+            (g.is_empty() || EventGroup::of(e.kind).as_str() == g)
+                && (a.is_empty() || EventActor::of(e.actor_kind).as_str() == a)
         };
         let list: Vec<AuditEvent> = events.iter().filter(|e| keep(e)).cloned().collect();
         if list.is_empty() {

@@ -66,7 +66,8 @@ fn decode_cursor(order: EventOrder, s: &str) -> Option<i64> {
 
 /// Where the page starts: after (oldest first) or before (newest first) the cursor's id.
 fn start(order: EventOrder, cursor: Option<&str>) -> Result<Start> {
-    let id = cursor.map(|c| decode_cursor(order, c).ok_or(ApiError::BadRequest(ErrorCode::InvalidCursor))).transpose()?;
+    let id =
+        cursor.map(|c| decode_cursor(order, c).ok_or(ApiError::BadRequest(ErrorCode::InvalidCursor))).transpose()?;
     Ok(match order {
         EventOrder::Asc => Start::After(id.unwrap_or(0)),
         EventOrder::Desc => Start::Before(id),

@@ -38,7 +38,8 @@ pub fn Audit() -> impl IntoView {
     set_title("Audit log");
     let id = uuid_param("id");
     let cursors = Cursors::new();
-    let (group, actor, order) = (RwSignal::new(String::new()), RwSignal::new(String::new()), RwSignal::new(EventOrder::Desc));
+    let (group, actor, order) =
+        (RwSignal::new(String::new()), RwSignal::new(String::new()), RwSignal::new(EventOrder::Desc));
     let page = LocalResource::new(move || {
         let path = id.get().map(|id| events_path(id, order.get(), &group.get(), &actor.get(), cursors.current()));
         async move { api::get::<EventPage>(path.ok_or_else(ApiError::not_found)?).await }
@@ -48,8 +49,6 @@ pub fn Audit() -> impl IntoView {
         cursors.reset();
         signal.set(value);
     };
-    let groups = EventGroup::ALL.map(|g| view! { <option value=g.as_str()>{g.label()}</option> }).collect_view();
-    let actors = EventActor::ALL.map(|a| view! { <option value=a.as_str()>{a.label()}</option> }).collect_view();
     let newest = move || order.get() == EventOrder::Desc;
     view! {
         <RequireSignIn>
@@ -61,14 +60,14 @@ pub fn Audit() -> impl IntoView {
                     <label for="audit-group">"About"</label>
                     <select id="audit-group" on:change=move |ev| refilter(group, event_target_value(&ev))>
                         <option value="">"Everything"</option>
-                        {groups}
+                        {EventGroup::ALL.map(|g| view! { <option value=g.as_str()>{g.label()}</option> }).collect_view()}
                     </select>
                 </div>
                 <div>
                     <label for="audit-actor">"Who"</label>
                     <select id="audit-actor" on:change=move |ev| refilter(actor, event_target_value(&ev))>
                         <option value="">"Anyone"</option>
-                        {actors}
+                        {EventActor::ALL.map(|a| view! { <option value=a.as_str()>{a.label()}</option> }).collect_view()}
                     </select>
                 </div>
                 <div>
