@@ -159,6 +159,13 @@ pub struct EventFilter {
 }
 
 /// Up to `limit` events of the program from `from` in that direction, matching `filter`.
+///
+/// The range is written as two row comparisons on `(program_id, id)` so that only
+/// `audit_program_idx` can serve it and the scan starts at the cursor, also in a cached
+/// generic plan: with `program_id = $1 AND id < $2` PostgreSQL's generic plan walks the
+/// primary key and filters by program, which reads the whole table for a small program
+/// (measured on 1 M events: ~5 buffers a page this way against ~18 000 that way). A
+/// filter that matches few of a large program's events still walks its range.
 pub async fn page(
     client: &Transaction<'_>,
     program_id: Uuid,
@@ -171,15 +178,18 @@ pub async fn page(
         Start::After(id) => (
             id,
             format!(
-                "SELECT {EVENT_COLUMNS} FROM audit_events WHERE program_id = $1 AND id > $2 AND {MATCH} \
-                 ORDER BY id LIMIT $5"
+                "SELECT {EVENT_COLUMNS} FROM audit_events \
+                 WHERE (program_id, id) > ($1, $2) AND (program_id, id) <= ($1, {}) AND {MATCH} \
+                 ORDER BY program_id, id LIMIT $5",
+                i64::MAX
             ),
         ),
         Start::Before(id) => (
             id.unwrap_or(i64::MAX),
             format!(
-                "SELECT {EVENT_COLUMNS} FROM audit_events WHERE program_id = $1 AND id < $2 AND {MATCH} \
-                 ORDER BY id DESC LIMIT $5"
+                "SELECT {EVENT_COLUMNS} FROM audit_events \
+                 WHERE (program_id, id) < ($1, $2) AND (program_id, id) > ($1, 0) AND {MATCH} \
+                 ORDER BY program_id DESC, id DESC LIMIT $5"
             ),
         ),
     };
