@@ -1,7 +1,7 @@
 //! The audit log and the owners page in plain words (issue 19, item 8): the history reads
 //! newest first as sentences that name the owner by their Clerk name, a filter narrows it
-//! (and says when nothing matches), the order can be turned round, and the owners page
-//! shows owners by name.
+//! (and says when nothing matches), the order can be turned round, an entry's history
+//! reads and filters the same way, and the owners page shows owners by name.
 
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -95,6 +95,14 @@ async fn history(stack: &Stack, b: &Browser) {
     assert_eq!(oldest.last().map(String::as_str), Some("Declined by Jo March — not eligible"), "{oldest:?}");
     assert!(!oldest.iter().any(|s| s == "Joined the waitlist"), "owners only: {oldest:?}");
     b.check_page("audit-filtered").await;
+
+    // The entry's own history: newest first, and the same filters in the page.
+    b.open(&format!("/owner/programs/{id}/entries/{second}")).await;
+    wait_sentences(b, &["Declined by Jo March — not eligible", "Joined the waitlist"]).await;
+    b.choose("#history-actor", "applicant").await;
+    wait_sentences(b, &["Joined the waitlist"]).await;
+    b.choose("#history-actor", "system").await;
+    b.wait_text("No events match.").await;
 
     b.open(&format!("/owner/workspaces/{workspace}/owners")).await;
     b.wait_text("Current owners").await;
