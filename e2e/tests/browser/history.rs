@@ -81,6 +81,7 @@ async fn history(stack: &Stack, b: &Browser) {
     );
     assert_eq!(all.last().map(String::as_str), Some("Program created by Jo March"), "{all:?}");
     assert!(!b.text().await.contains("by an owner"), "the owner is named");
+    assert!(all.iter().any(|s| s == "Proof of work set to off by Jo March"), "a settings change in words: {all:?}");
 
     b.choose("#audit-group", "decisions").await;
     wait_sentences(b, &["Declined by Jo March — not eligible", "Selected by Jo March — meets policy"]).await;

@@ -120,11 +120,49 @@ fn sentence(e: &AuditEvent) -> String {
         "program_changed" if e.details.get("created") == Some(&serde_json::Value::Bool(true)) => {
             "Program created".to_owned()
         }
-        "program_changed" => "Program settings changed".to_owned(),
+        "program_changed" => settings_changes(&e.details),
         "redacted" => return "Address removed under the retention rule".to_owned(),
         other => label(other),
     };
     format!("{what}{by}{why}")
+}
+
+/// What a settings change did, in words: "Sign-ups opened, seats set to 20".
+fn settings_changes(details: &serde_json::Value) -> String {
+    let flag = |k: &str| details.get(k).and_then(serde_json::Value::as_bool);
+    let number = |k: &str| details.get(k).and_then(serde_json::Value::as_i64);
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(open) = flag("signupOpen") {
+        parts.push(if open { "sign-ups opened" } else { "sign-ups closed" }.to_owned());
+    }
+    if let Some(on) = flag("accessEnabled") {
+        parts.push(if on { "early access switched on" } else { "early access switched off" }.to_owned());
+    }
+    for (key, what) in [("queueCap", "queue cap"), ("hourlyCap", "sign-ups per hour"), ("seatCap", "seats")] {
+        if let Some(n) = number(key) {
+            parts.push(format!("{what} set to {n}"));
+        }
+    }
+    for (key, what) in [("titleChanged", "title changed"), ("descriptionChanged", "description changed")] {
+        if flag(key) == Some(true) {
+            parts.push(what.to_owned());
+        }
+    }
+    if let Some(level) = details.get("proofOfWork").and_then(serde_json::Value::as_str) {
+        parts.push(format!("proof of work set to {}", label(level).to_lowercase()));
+    }
+    if let Some(n) = number("embedOrigins") {
+        parts.push(format!("embedding sites changed ({n} allowed)"));
+    }
+    if details.get("clerkPublicMetadata").is_some() || details.get("clerkOrganization").is_some() {
+        parts.push("sign-in service sync changed".to_owned());
+    }
+    let mut text = if parts.is_empty() { "program settings changed".to_owned() } else { parts.join(", ") };
+    if let Some(first) = text.get(..1) {
+        let upper = first.to_ascii_uppercase();
+        text.replace_range(..1, &upper);
+    }
+    text
 }
 
 /// `{"reasonCode":"meets_policy","revision":4}` → `reason: meets_policy · version: 4`
