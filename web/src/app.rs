@@ -1,7 +1,14 @@
 //! The application shell: session context, skip link, header and the route table (SPEC §8).
 //! Every path here must also be one the API serves the shell for. Policy for the keyboard:
 //! the first Tab reaches "Skip to content", and after each client-side navigation the
-//! focus moves to the new page's heading, so a screen reader announces where it landed.
+//! focus moves to the new page's heading, so a screen reader announces where it landed
+//! (also when the navigation crossed into the other bundle and reloaded, see
+//! `routes/elsewhere.rs`).
+//!
+//! The route table is one list for all bundles: `public!`, `review!`, `program!` and
+//! `workspace!` name a
+//! page in its own bundle and `Elsewhere` in the others, so they never disagree on a path;
+//! the server's shell for each path (`api/src/routes/spa.rs`) follows the same split.
 
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
@@ -11,12 +18,64 @@ use wasm_bindgen::JsCast;
 
 use crate::auth;
 use crate::components::nav::Header;
-use crate::routes::{early_access, embed, home, me, not_found, owner, redeem, sign_in, waitlist};
+use crate::routes::{early_access, elsewhere, embed, home, me, not_found, owner, redeem, sign_in, waitlist};
+
+/// `public!(page)`, `review!(page)`, `program!(page)`, `workspace!(page)`: the page in the bundle with that
+/// feature, [`elsewhere::Elsewhere`] in the others.
+#[cfg(feature = "public")]
+macro_rules! public {
+    ($page:path) => {
+        $page
+    };
+}
+#[cfg(not(feature = "public"))]
+macro_rules! public {
+    ($page:path) => {
+        elsewhere::Elsewhere
+    };
+}
+#[cfg(feature = "review")]
+macro_rules! review {
+    ($page:path) => {
+        $page
+    };
+}
+#[cfg(not(feature = "review"))]
+macro_rules! review {
+    ($page:path) => {
+        elsewhere::Elsewhere
+    };
+}
+#[cfg(feature = "program")]
+macro_rules! program {
+    ($page:path) => {
+        $page
+    };
+}
+#[cfg(not(feature = "program"))]
+macro_rules! program {
+    ($page:path) => {
+        elsewhere::Elsewhere
+    };
+}
+#[cfg(feature = "workspace")]
+macro_rules! workspace {
+    ($page:path) => {
+        $page
+    };
+}
+#[cfg(not(feature = "workspace"))]
+macro_rules! workspace {
+    ($page:path) => {
+        elsewhere::Elsewhere
+    };
+}
 
 #[component]
 pub fn App() -> impl IntoView {
     // The embedded form (issue 15) is the signup form alone, without the site's chrome or
     // a session: it lives in a frame on the owner's page.
+    #[cfg(feature = "public")]
     if window().location().pathname().is_ok_and(|p| p.starts_with("/embed/")) {
         if let Some(body) = document().body() {
             body.set_class_name("embed");
@@ -25,7 +84,7 @@ pub fn App() -> impl IntoView {
             <Router>
                 <main id="main" class="embed">
                     <Routes fallback=not_found::NotFound>
-                        <Route path=path!("/embed/waitlist/:slug") view=embed::Embed/>
+                        <Route path=path!("/embed/waitlist/:slug") view=public!(embed::Embed)/>
                     </Routes>
                 </main>
             </Router>
@@ -33,6 +92,10 @@ pub fn App() -> impl IntoView {
         .into_any();
     }
     auth::start();
+    elsewhere::arrived();
+    if elsewhere::take_focus_request() {
+        focus_heading_soon(0);
+    }
     view! {
         <Router>
             <a class="skip-link" href="#main" on:click=|ev| { ev.prevent_default(); focus_main(); }>"Skip to content"</a>
@@ -40,23 +103,23 @@ pub fn App() -> impl IntoView {
             {focus_on_navigation()}
             <main id="main" class="wrap" tabindex="-1">
                 <Routes fallback=not_found::NotFound>
-                    <Route path=path!("/") view=home::Home/>
-                    <Route path=path!("/waitlist/:slug") view=waitlist::Waitlist/>
-                    <Route path=path!("/sign-in") view=sign_in::SignIn/>
-                    <Route path=path!("/me") view=me::Me/>
-                    <Route path=path!("/redeem") view=redeem::Redeem/>
-                    <Route path=path!("/early-access/:slug") view=early_access::EarlyAccess/>
-                    <Route path=path!("/owner") view=owner::dashboard::Dashboard/>
-                    <Route path=path!("/owner/programs/:id") view=owner::program::ProgramPage/>
-                    <Route path=path!("/owner/programs/:id/queue") view=owner::queue::Queue/>
-                    <Route path=path!("/owner/programs/:id/notice") view=owner::notice::NoticePage/>
-                    <Route path=path!("/owner/programs/:id/content") view=owner::content::ContentPage/>
-                    <Route path=path!("/owner/programs/:id/audit") view=owner::audit::Audit/>
-                    <Route path=path!("/owner/programs/:id/cohorts") view=owner::cohorts::CohortsPage/>
-                    <Route path=path!("/owner/programs/:id/draws") view=owner::draws::DrawsPage/>
-                    <Route path=path!("/owner/programs/:id/entries/:entry") view=owner::entry::EntryPage/>
-                    <Route path=path!("/owner/workspaces/:id/owners") view=owner::owners::Owners/>
-                    <Route path=path!("/owner/workspaces/:id/integrations") view=owner::integrations::Integrations/>
+                    <Route path=path!("/") view=public!(home::Home)/>
+                    <Route path=path!("/waitlist/:slug") view=public!(waitlist::Waitlist)/>
+                    <Route path=path!("/sign-in") view=public!(sign_in::SignIn)/>
+                    <Route path=path!("/me") view=public!(me::Me)/>
+                    <Route path=path!("/redeem") view=public!(redeem::Redeem)/>
+                    <Route path=path!("/early-access/:slug") view=public!(early_access::EarlyAccess)/>
+                    <Route path=path!("/owner") view=review!(owner::dashboard::Dashboard)/>
+                    <Route path=path!("/owner/programs/:id") view=program!(owner::program::ProgramPage)/>
+                    <Route path=path!("/owner/programs/:id/queue") view=review!(owner::queue::Queue)/>
+                    <Route path=path!("/owner/programs/:id/notice") view=program!(owner::notice::NoticePage)/>
+                    <Route path=path!("/owner/programs/:id/content") view=program!(owner::content::ContentPage)/>
+                    <Route path=path!("/owner/programs/:id/audit") view=program!(owner::audit::Audit)/>
+                    <Route path=path!("/owner/programs/:id/cohorts") view=program!(owner::cohorts::CohortsPage)/>
+                    <Route path=path!("/owner/programs/:id/draws") view=program!(owner::draws::DrawsPage)/>
+                    <Route path=path!("/owner/programs/:id/entries/:entry") view=review!(owner::entry::EntryPage)/>
+                    <Route path=path!("/owner/workspaces/:id/owners") view=workspace!(owner::owners::Owners)/>
+                    <Route path=path!("/owner/workspaces/:id/integrations") view=workspace!(owner::integrations::Integrations)/>
                 </Routes>
             </main>
             <footer class="site-footer wrap">

@@ -18,9 +18,25 @@ use actix_web::{guard, web, HttpRequest, HttpResponse, Route};
 use shared::Slug;
 use std::borrow::Cow;
 
-/// Client routes of the SPA (SPEC §8).
-const SHELL_ROUTES: &[&str] =
-    &["/", "/sign-in", "/me", "/redeem", "/waitlist/{slug}", "/early-access/{slug}", "/owner", "/owner/{tail:.*}"];
+/// Client routes of the SPA (SPEC §8) and the shell of the bundle that holds each page
+/// (`web/Cargo.toml`: the public pages, the owner's review, a program's settings, the
+/// workspace's pages), matched in this order. The SPA's route table (`web/src/app.rs`) makes
+/// the same split; a page of another bundle reloads (`web/src/routes/elsewhere.rs`) and gets
+/// its own shell here. A build of the whole app in one bundle has only [`SHELL`], which
+/// then answers every route.
+const SHELL_ROUTES: &[(&str, &str)] = &[
+    ("/", SHELL),
+    ("/sign-in", SHELL),
+    ("/me", SHELL),
+    ("/redeem", SHELL),
+    ("/waitlist/{slug}", SHELL),
+    ("/early-access/{slug}", SHELL),
+    ("/owner", "review.html"),
+    ("/owner/programs/{id}/queue", "review.html"),
+    ("/owner/programs/{id}/entries/{entry}", "review.html"),
+    ("/owner/workspaces/{tail:.*}", "workspace.html"),
+    ("/owner/{tail:.*}", "program.html"),
+];
 
 /// The embeddable signup form (issue 15): the same shell, framable by the program's
 /// allowed origins ([`FrameAncestors`]).
@@ -32,8 +48,11 @@ const REVALIDATE: &str = "no-cache";
 
 pub fn configure(cfg: &mut web::ServiceConfig, static_dir: Option<&str>) {
     cfg.app_data(web::Data::new(Assets::new(static_dir)));
-    for route in SHELL_ROUTES {
-        cfg.route(route, get_or_head().to(shell));
+    for &(route, name) in SHELL_ROUTES {
+        cfg.route(
+            route,
+            get_or_head().to(move |req: HttpRequest, assets: web::Data<Assets>| shell_of(req, assets, name)),
+        );
     }
     cfg.route(EMBED_ROUTE, get_or_head().to(embed_shell));
     cfg.route("/{file:.*}", get_or_head().to(file));
@@ -43,14 +62,26 @@ fn get_or_head() -> Route {
     web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
 }
 
+/// The shell `name`, or the whole app's [`SHELL`] when this build has no such bundle.
+async fn shell_of(req: HttpRequest, assets: web::Data<Assets>, name: &'static str) -> HttpResponse {
+    match respond(&req, &assets, name).await {
+        Some(response) => response,
+        None => shell(req, assets).await,
+    }
+}
+
 async fn shell(req: HttpRequest, assets: web::Data<Assets>) -> HttpResponse {
     match respond(&req, &assets, SHELL).await {
         Some(response) => response,
-        None => HttpResponse::ServiceUnavailable()
-            .insert_header((header::CACHE_CONTROL, "no-store"))
-            .content_type("text/plain; charset=utf-8")
-            .body("The web app was not built into this server (run scripts/build-web, then rebuild)."),
+        None => not_built(),
     }
+}
+
+fn not_built() -> HttpResponse {
+    HttpResponse::ServiceUnavailable()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .content_type("text/plain; charset=utf-8")
+        .body("The web app was not built into this server (run scripts/build-web, then rebuild).")
 }
 
 /// The shell for `/embed/waitlist/{slug}`, carrying the program's allowed framing
@@ -95,7 +126,7 @@ async fn respond(req: &HttpRequest, assets: &Assets, name: &str) -> Option<HttpR
     }
     let (coding, file) = found?;
     let etag = format!("\"{}\"", file.etag);
-    let cache = if name != SHELL && crate::assets::is_content_hashed(name) { IMMUTABLE } else { REVALIDATE };
+    let cache = if crate::assets::is_content_hashed(name) { IMMUTABLE } else { REVALIDATE };
     let not_modified = if_none_match(req.headers(), &etag);
     let mut response = if not_modified { HttpResponse::NotModified() } else { HttpResponse::Ok() };
     response

@@ -10,7 +10,7 @@ fn dist() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../web/dist")
 }
 
-/// The built files whose names end with `suffix` (`.wasm`, `.js`), as the shell links them.
+/// The built files whose names end with `suffix` (`.wasm`, `.js`), as the public shell links them.
 fn built(suffix: &str) -> String {
     let index = std::fs::read_to_string(dist().join("index.html")).expect("web/dist is built (scripts/build-web)");
     std::fs::read_dir(dist())
@@ -32,14 +32,32 @@ async fn get(app: &TestApp, method: Method, path: &str, accept_encoding: Option<
     (Reply { status, headers, text: String::from_utf8_lossy(&bytes).into_owned() }, bytes)
 }
 
+/// Every client route and the shell of the bundle that holds its page (web/Cargo.toml).
+const ROUTES: &[(&str, &str)] = &[
+    ("/", "index.html"),
+    ("/waitlist/some-program", "index.html"),
+    ("/early-access/some-program", "index.html"),
+    ("/me", "index.html"),
+    ("/redeem", "index.html"),
+    ("/sign-in", "index.html"),
+    ("/owner", "review.html"),
+    ("/owner/programs/123/queue", "review.html"),
+    ("/owner/programs/123/entries/456", "review.html"),
+    ("/owner/programs/123", "program.html"),
+    ("/owner/programs/123/notice", "program.html"),
+    ("/owner/programs/123/audit", "program.html"),
+    ("/owner/workspaces/123/owners", "workspace.html"),
+    ("/owner/workspaces/123/integrations", "workspace.html"),
+];
+
 #[tokio::test]
 async fn the_shell_answers_every_client_route_from_the_copy_built_into_the_server() {
     let app = TestApp::spawn().await;
-    let on_disk = std::fs::read(dist().join("index.html")).unwrap();
-    for path in ["/", "/waitlist/some-program", "/early-access/some-program", "/owner/programs/123", "/me", "/redeem"] {
+    for &(path, shell) in ROUTES {
+        let on_disk = std::fs::read(dist().join(shell)).unwrap();
         let (r, body) = get(&app, Method::GET, path, None).await;
         r.assert(200);
-        assert_eq!(body, on_disk, "{path} is not the built shell");
+        assert_eq!(body, on_disk, "{path} is not the built {shell}");
         assert_eq!(r.header("cache-control"), Some("no-cache"), "{path}");
         assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
         assert!(r.header("etag").is_some_and(|e| e.starts_with('"')), "{path} has no strong ETag");

@@ -1,6 +1,9 @@
-//! One module per page, named after its path (SPEC §8).
+//! One module per page, named after its path (SPEC §8). Each bundle routes only its own
+//! audience's pages (`web/Cargo.toml`'s features, `app.rs`); `elsewhere` stands in for the
+//! other's.
 
 pub mod early_access;
+pub mod elsewhere;
 pub mod embed;
 pub mod home;
 pub mod me;
