@@ -19,6 +19,7 @@ mod cohort_journey;
 mod embed;
 mod flows;
 mod history;
+mod integrations;
 mod journey;
 mod keyboard;
 mod keys;

@@ -47,7 +47,17 @@ async fn public_pages_are_accessible() {
     in_browser(|stack, b| Box::pin(public_pages(stack, b))).await;
 }
 
-async fn public_pages(_stack: &Stack, b: &Browser) {
+async fn public_pages(stack: &Stack, b: &Browser) {
+    // The public form's notice, opened to its full text (the compact summary is the
+    // "waitlist" screenshot of the journey).
+    let (owner, workspace) = stack.owner("nora.notice@example.com").await;
+    stack.open_program(&owner, workspace, "notice-beta", "Hello.").await;
+    b.open("/waitlist/notice-beta").await;
+    b.wait_text("What you agree to").await;
+    b.click_summary("Read the full notice (version 1)").await;
+    b.wait_text("Until launch.").await;
+    b.check_page("waitlist-notice").await;
+
     b.open("/").await;
     b.wait_text("Waitlists and early access, done carefully").await;
     b.check_page("home").await;

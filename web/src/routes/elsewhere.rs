@@ -10,6 +10,7 @@
 //! would loop; a note in `sessionStorage` stops that after one try and shows "not found".
 
 use leptos::prelude::*;
+use leptos_router::hooks::use_location;
 
 use crate::routes::not_found::NotFound;
 
@@ -33,7 +34,7 @@ pub fn Elsewhere() -> impl IntoView {
         let _ = s.set_item(RELOADED, &here);
         let _ = s.set_item(FOCUS_HEADING, "1");
     }
-    let _ = location.replace(&here);
+    let _ = window().location().replace(&here);
     view! { <p class="muted" role="status">"Opening…"</p> }.into_any()
 }
 
