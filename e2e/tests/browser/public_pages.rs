@@ -53,7 +53,7 @@ async fn public_pages(stack: &Stack, b: &Browser) {
     let (owner, workspace) = stack.owner("nora.notice@example.com").await;
     stack.open_program(&owner, workspace, "notice-beta", "Hello.").await;
     b.open("/waitlist/notice-beta").await;
-    b.wait_text("What you agree to").await;
+    b.wait_text("Read the full notice (version 1)").await;
     b.click_summary("Read the full notice (version 1)").await;
     b.wait_text("Until launch.").await;
     b.check_page("waitlist-notice").await;
