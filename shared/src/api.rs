@@ -417,6 +417,11 @@ pub struct AuditEvent {
     pub kind: EventType,
     pub entry_id: Option<Uuid>,
     pub actor_kind: ActorKind,
+    /// For an owner's event: that owner's name (their Clerk first and last name, else
+    /// their primary email), resolved when read and never stored; absent when the
+    /// identity provider cannot say or for any other actor (an applicant is never named).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor_name: Option<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
@@ -570,6 +575,9 @@ pub struct EventPage {
 pub struct Owner {
     pub clerk_user_id: String,
     pub active: bool,
+    /// The owner's Clerk name, else primary email; absent when the provider cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -579,6 +587,9 @@ pub struct OwnerHistoryEvent {
     pub id: i64,
     pub action: String,
     pub clerk_user_id: String,
+    /// The owner's Clerk name, else primary email; absent when the provider cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub approval_ref: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,

@@ -18,6 +18,7 @@ mod browser;
 mod cohort_journey;
 mod embed;
 mod flows;
+mod history;
 mod integrations;
 mod journey;
 mod keyboard;
