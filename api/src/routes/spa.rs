@@ -35,8 +35,7 @@ const SHELL_ROUTES: &[(&str, &str)] = &[
     ("/owner/programs/{id}/queue", "review.html"),
     ("/owner/programs/{id}/entries/{entry}", "review.html"),
     ("/owner/workspaces/{tail:.*}", "workspace.html"),
-    // The content editor carries the Markdown parser, which fits the workspace bundle.
-    ("/owner/programs/{id}/content", "workspace.html"),
+    ("/owner/programs/{id}/content", "content.html"),
     ("/owner/{tail:.*}", "program.html"),
 ];
 
