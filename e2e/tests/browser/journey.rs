@@ -265,7 +265,7 @@ async fn write_content(b: &Browser, program_id: &str) {
     b.fill("#content-body", &content()).await;
     b.wait_text(CONTENT_SECOND).await; // the live preview
     b.click_button("Save").await;
-    b.wait_text("Saved as revision 1.").await;
+    b.wait_text("Saved: version 1 of the content is what recipients see now.").await;
     b.check_page("content-editor").await;
 }
 

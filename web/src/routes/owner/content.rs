@@ -72,7 +72,7 @@ fn Editor(id: uuid::Uuid, content: Option<Content>, reload: Callback<()>) -> imp
     };
     view! {
         {move || outcome.get().map(|o| match o {
-            Ok(r) => view! { <Success><p>{format!("Saved as revision {r}.")}</p></Success> }.into_any(),
+            Ok(r) => view! { <Success><p>{format!("Saved: version {r} of the content is what recipients see now.")}</p></Success> }.into_any(),
             Err(e) if e.status == 409 => view! {
                 <Warning>
                     <p>"Someone else changed this — reload to see the current version. Reloading replaces your text, so copy it first if you need it."</p>
@@ -88,7 +88,10 @@ fn Editor(id: uuid::Uuid, content: Option<Content>, reload: Callback<()>) -> imp
                     prop:value=move || body.get() on:input=move |ev| body.set(event_target_value(&ev))></textarea>
                 <p id="content-syntax" class="muted small syntax-help"><SyntaxHelp/></p>
                 <p id="content-help" class="muted small">
-                    {move || format!("{} / {MAX_CHARS} characters · editing revision {}", chars(), revision.get())}
+                    {move || match revision.get() {
+                        0 => format!("{} / {MAX_CHARS} characters · not saved yet", chars()),
+                        r => format!("{} / {MAX_CHARS} characters · changing version {r}, which recipients see now", chars()),
+                    }}
                 </p>
                 <button type="submit" disabled=move || pending.get() || !fits()>{move || if pending.get() { "Saving…" } else { "Save" }}</button>
             </form>
