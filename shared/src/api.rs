@@ -172,7 +172,11 @@ pub struct RedeemResponse {
 pub struct EarlyAccessContent {
     pub slug: String,
     pub revision: i64,
+    /// The owner's text: the safe Markdown subset (raw HTML is shown as text).
     pub body: String,
+    /// The program's display title, when the owner gave one (the page falls back to the slug).
+    #[serde(default)]
+    pub title: Option<String>,
 }
 
 // ---------------------------------------------------------------- owner (§6.4)
@@ -416,6 +420,11 @@ pub struct AuditEvent {
     pub kind: EventType,
     pub entry_id: Option<Uuid>,
     pub actor_kind: ActorKind,
+    /// For an owner's event: that owner's name (their Clerk first and last name, else
+    /// their primary email), resolved when read and never stored; absent when the
+    /// identity provider cannot say or for any other actor (an applicant is never named).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor_name: Option<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
@@ -569,6 +578,9 @@ pub struct EventPage {
 pub struct Owner {
     pub clerk_user_id: String,
     pub active: bool,
+    /// The owner's Clerk name, else primary email; absent when the provider cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -578,6 +590,9 @@ pub struct OwnerHistoryEvent {
     pub id: i64,
     pub action: String,
     pub clerk_user_id: String,
+    /// The owner's Clerk name, else primary email; absent when the provider cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub approval_ref: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,

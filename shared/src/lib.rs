@@ -9,6 +9,7 @@ pub mod draw_filter;
 pub mod edge;
 pub mod email;
 pub mod error;
+pub mod history;
 pub mod integrations;
 pub mod queue;
 pub mod slug;

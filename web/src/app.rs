@@ -2,12 +2,12 @@
 //! Every path here must also be one the API serves the shell for. Policy for the keyboard:
 //! the first Tab reaches "Skip to content", and after each client-side navigation the
 //! focus moves to the new page's heading, so a screen reader announces where it landed
-//! (also when the navigation crossed into the other bundle and reloaded, see
+//! (also when the navigation crossed into another bundle and reloaded, see
 //! `routes/elsewhere.rs`).
 //!
-//! The route table is one list for all bundles: `public!`, `review!`, `program!` and
-//! `workspace!` name a
-//! page in its own bundle and `Elsewhere` in the others, so they never disagree on a path;
+//! The route table is one list for all bundles: `public!`, `review!`, `program!`,
+//! `workspace!` and `content!` name a page in its own bundle and `Elsewhere` in the others,
+//! so they never disagree on a path;
 //! the server's shell for each path (`api/src/routes/spa.rs`) follows the same split.
 
 use leptos::prelude::*;
@@ -20,8 +20,8 @@ use crate::auth;
 use crate::components::nav::Header;
 use crate::routes::{early_access, elsewhere, embed, home, me, not_found, owner, redeem, sign_in, waitlist};
 
-/// `public!(page)`, `review!(page)`, `program!(page)`, `workspace!(page)`: the page in the bundle with that
-/// feature, [`elsewhere::Elsewhere`] in the others.
+/// `public!(page)`, `review!(page)`, `program!(page)`, `workspace!(page)`, `content!(page)`:
+/// the page in the bundle with that feature, [`elsewhere::Elsewhere`] in the others.
 #[cfg(feature = "public")]
 macro_rules! public {
     ($page:path) => {
@@ -54,6 +54,18 @@ macro_rules! program {
 }
 #[cfg(not(feature = "program"))]
 macro_rules! program {
+    ($page:path) => {
+        elsewhere::Elsewhere
+    };
+}
+#[cfg(feature = "content")]
+macro_rules! content {
+    ($page:path) => {
+        $page
+    };
+}
+#[cfg(not(feature = "content"))]
+macro_rules! content {
     ($page:path) => {
         elsewhere::Elsewhere
     };
@@ -113,7 +125,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/owner/programs/:id") view=program!(owner::program::ProgramPage)/>
                     <Route path=path!("/owner/programs/:id/queue") view=review!(owner::queue::Queue)/>
                     <Route path=path!("/owner/programs/:id/notice") view=program!(owner::notice::NoticePage)/>
-                    <Route path=path!("/owner/programs/:id/content") view=program!(owner::content::ContentPage)/>
+                    <Route path=path!("/owner/programs/:id/content") view=content!(owner::content::ContentPage)/>
                     <Route path=path!("/owner/programs/:id/audit") view=program!(owner::audit::Audit)/>
                     <Route path=path!("/owner/programs/:id/cohorts") view=program!(owner::cohorts::CohortsPage)/>
                     <Route path=path!("/owner/programs/:id/draws") view=program!(owner::draws::DrawsPage)/>

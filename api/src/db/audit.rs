@@ -113,18 +113,20 @@ fn details_object(details: &[(&'static str, Detail)]) -> Value {
     Value::Object(details.iter().map(|(k, v)| ((*k).to_owned(), v.clone().into())).collect::<Map<String, Value>>())
 }
 
-/// One stored event, as the owner's history shows it.
+/// One stored event, as the owner's history shows it. `actor_staff_id` is the acting
+/// owner's staff member id (for an owner's event), which the reader turns into a name.
 #[derive(Debug, Clone)]
 pub struct EventRow {
     pub id: i64,
     pub entry_id: Option<Uuid>,
     pub actor_kind: ActorKind,
+    pub actor_staff_id: Option<Uuid>,
     pub event_type: EventType,
     pub at: DateTime<Utc>,
     pub details: Value,
 }
 
-const EVENT_COLUMNS: &str = "id, entry_id, actor_kind, event_type, event_at, details";
+const EVENT_COLUMNS: &str = "id, entry_id, actor_kind, actor_staff_id, event_type, event_at, details";
 
 impl From<&tokio_postgres::Row> for EventRow {
     fn from(r: &tokio_postgres::Row) -> Self {
@@ -132,19 +134,68 @@ impl From<&tokio_postgres::Row> for EventRow {
             id: r.get(0),
             entry_id: r.get(1),
             actor_kind: r.get::<_, &str>(2).parse().expect("audit_events actor_kind constraint"),
-            event_type: r.get::<_, &str>(3).parse().expect("audit_events event_type constraint"),
-            at: r.get(4),
-            details: r.get(5),
+            actor_staff_id: r.get(3),
+            event_type: r.get::<_, &str>(4).parse().expect("audit_events event_type constraint"),
+            at: r.get(5),
+            details: r.get(6),
         }
     }
 }
 
-/// Up to `limit` events of the program with an id above `after`, in id order.
-pub async fn page(client: &Transaction<'_>, program_id: Uuid, after: i64, limit: i64) -> Result<Vec<EventRow>> {
-    let sql =
-        format!("SELECT {EVENT_COLUMNS} FROM audit_events WHERE program_id = $1 AND id > $2 ORDER BY id LIMIT $3");
+/// Where a page of history starts and which way it runs: after an id, oldest first, or
+/// before an id (`None`: from the newest), newest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    After(i64),
+    Before(Option<i64>),
+}
+
+/// Which events a page holds: `None` is any; a list is the event types (actor kinds)
+/// allowed. Both are matched on the rows the `(program_id, id)` index walks in order.
+#[derive(Debug, Clone, Default)]
+pub struct EventFilter {
+    pub types: Option<Vec<&'static str>>,
+    pub actors: Option<Vec<&'static str>>,
+}
+
+/// Up to `limit` events of the program from `from` in that direction, matching `filter`.
+///
+/// The range is written as two row comparisons on `(program_id, id)` so that only
+/// `audit_program_idx` can serve it and the scan starts at the cursor, also in a cached
+/// generic plan: with `program_id = $1 AND id < $2` PostgreSQL's generic plan walks the
+/// primary key and filters by program, which reads the whole table for a small program
+/// (measured on 1 M events: ~5 buffers a page this way against ~18 000 that way). A
+/// filter that matches few of a large program's events still walks its range.
+pub async fn page(
+    client: &Transaction<'_>,
+    program_id: Uuid,
+    from: Start,
+    filter: &EventFilter,
+    limit: i64,
+) -> Result<Vec<EventRow>> {
+    const MATCH: &str = "($3::text[] IS NULL OR event_type = ANY($3)) AND ($4::text[] IS NULL OR actor_kind = ANY($4))";
+    let (bound, sql) = match from {
+        Start::After(id) => (
+            id,
+            format!(
+                "SELECT {EVENT_COLUMNS} FROM audit_events \
+                 WHERE (program_id, id) > ($1, $2) AND (program_id, id) <= ($1, {}) AND {MATCH} \
+                 ORDER BY program_id, id LIMIT $5",
+                i64::MAX
+            ),
+        ),
+        Start::Before(id) => (
+            id.unwrap_or(i64::MAX),
+            format!(
+                "SELECT {EVENT_COLUMNS} FROM audit_events \
+                 WHERE (program_id, id) < ($1, $2) AND (program_id, id) > ($1, 0) AND {MATCH} \
+                 ORDER BY program_id DESC, id DESC LIMIT $5"
+            ),
+        ),
+    };
     let stmt = client.prepare_cached(&sql).await?;
-    Ok(client.query(&stmt, &[&program_id, &after, &limit]).await?.iter().map(EventRow::from).collect())
+    let rows = client.query(&stmt, &[&program_id, &bound, &filter.types, &filter.actors, &limit]).await?;
+    Ok(rows.iter().map(EventRow::from).collect())
 }
 
 /// The events of one entry of the program, in id order.

@@ -49,6 +49,18 @@ pub async fn members(client: &impl GenericClient, workspace_id: Uuid) -> Result<
     Ok(rows.iter().map(|r| Member { id: r.get(0), clerk_user_id: r.get(1), active: r.get(2) }).collect())
 }
 
+/// Of the staff members `ids`, those of the program's workspace, with their Clerk user
+/// ids (the acting owners of its events; a staff member of any other workspace is left out).
+pub async fn of_program(client: &impl GenericClient, program_id: Uuid, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>> {
+    let stmt = client
+        .prepare_cached(
+            "SELECT s.id, s.clerk_user_id FROM staff_members s JOIN programs p ON p.workspace_id = s.workspace_id \
+             WHERE p.id = $1 AND s.id = ANY($2)",
+        )
+        .await?;
+    Ok(client.query(&stmt, &[&program_id, &ids]).await?.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
 #[derive(Debug, Clone)]
 pub struct HistoryEvent {
     pub id: i64,

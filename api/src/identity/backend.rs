@@ -1,7 +1,9 @@
 //! A small client for the subset of Clerk's Backend API the server uses: the user's
-//! verified emails and the JWKS. Short timeouts; anything unexpected is `Unavailable`.
-//! Error strings name the failure kind only, never the user id or a response body.
+//! verified emails, an owner's display name ([`profile`]) and the JWKS. Short timeouts;
+//! anything unexpected is `Unavailable`. Error strings name the failure kind only, never
+//! the user id or a response body.
 
+mod profile;
 mod writes;
 
 use reqwest::StatusCode;

@@ -4,9 +4,11 @@
 //! failed lookup is an error, never a guess (the HTTP layer answers 401 or 503).
 
 mod backend;
+mod names;
 mod tokens;
 
 pub use backend::{BackendClient, LookupError, WriteOutcome};
+pub use names::OwnerNames;
 pub use tokens::{Claims, TokenError, TokenVerifier, JWKS_FAILURE_BACKOFF};
 
 use shared::EmailKey;
@@ -55,6 +57,8 @@ impl fmt::Debug for VerifiedUser {
 pub struct Identity {
     pub verifier: TokenVerifier,
     pub backend: BackendClient,
+    /// Owners' display names for the owner pages, cached briefly.
+    pub names: OwnerNames,
 }
 
 impl Identity {
@@ -66,7 +70,7 @@ impl Identity {
             settings.clerk_authorized_parties.clone()
         };
         let verifier = TokenVerifier::new(settings.clerk_jwt_key.as_deref(), backend.clone(), parties)?;
-        Ok(Identity { verifier, backend })
+        Ok(Identity { verifier, names: OwnerNames::new(backend.clone()), backend })
     }
 }
 

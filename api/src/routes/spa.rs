@@ -35,6 +35,7 @@ const SHELL_ROUTES: &[(&str, &str)] = &[
     ("/owner/programs/{id}/queue", "review.html"),
     ("/owner/programs/{id}/entries/{entry}", "review.html"),
     ("/owner/workspaces/{tail:.*}", "workspace.html"),
+    ("/owner/programs/{id}/content", "content.html"),
     ("/owner/{tail:.*}", "program.html"),
 ];
 

@@ -11,6 +11,8 @@ use crate::db::signups::OwnEntry;
 use crate::time::rfc3339;
 use crate::usecases::programs::ProgramView;
 use shared::api;
+use std::collections::HashMap;
+use uuid::Uuid;
 
 pub fn notice(n: &NoticeRow) -> api::Notice {
     api::Notice {
@@ -83,12 +85,14 @@ pub fn grant(g: &GrantRow) -> api::Grant {
     api::Grant { id: g.id, active: g.active, granted_at: rfc3339(g.granted_at), revoked_at: g.revoked_at.map(rfc3339) }
 }
 
-pub fn event(e: EventRow) -> api::AuditEvent {
+/// An event as the owner reads it; `names` are the acting owners' names by staff id.
+pub fn event(e: EventRow, names: &HashMap<Uuid, String>) -> api::AuditEvent {
     api::AuditEvent {
         id: e.id,
         kind: e.event_type,
         entry_id: e.entry_id,
         actor_kind: e.actor_kind,
+        actor_name: e.actor_staff_id.and_then(|id| names.get(&id).cloned()),
         at: rfc3339(e.at),
         details: e.details,
     }

@@ -10,8 +10,8 @@
 //! [`recipient`] (own status, entries, withdrawal, private content), [`programs`]
 //! (programs, notices, content, dashboard), [`decisions`] (select, decline, withdraw,
 //! revoke access), [`invitations`] (issue, bulk issue, delivery records, revoke),
-//! [`queue`] (the owner's reads of entries and history) and [`membership`] (workspaces
-//! and owners).
+//! [`queue`] (the owner's reads of entries), [`history`] (the audit history and who
+//! acted in it) and [`membership`] (workspaces and owners).
 
 pub mod admission;
 pub mod admission_hook;
@@ -23,6 +23,7 @@ pub mod cohorts;
 pub mod decisions;
 pub mod draws;
 pub mod erasure;
+pub mod history;
 pub mod invitations;
 pub mod membership;
 pub mod owner;

@@ -1,7 +1,7 @@
-//! The owner's reads of a program's entries and history: the queue in pages (filtered by
-//! state, source, flag, live invitation and, for a search, an email fragment), one entry
-//! with everything about it, the export (the same filters but the fragment), and the
-//! audit history. Policy: readers hold the workspace and program
+//! The owner's reads of a program's entries: the queue in pages (filtered by state, source,
+//! flag, live invitation and, for a search, an email fragment), one entry with everything
+//! about it, and the export (the same filters but the fragment; the audit history is
+//! [`super::history`]). Policy: readers hold the workspace and program
 //! `FOR SHARE` and check ownership inside the transaction; an entry of another program is
 //! the uniform 404; no code or digest is ever read.
 
@@ -76,21 +76,4 @@ where
         Ok(())
     })
     .await
-}
-
-/// Up to `limit` events with an id above `after`, in id order, and whether more follow.
-pub async fn events(
-    pool: &Pool,
-    user_id: &str,
-    program_id: Uuid,
-    after: i64,
-    limit: i64,
-) -> Result<(Vec<EventRow>, bool), ReadError> {
-    let mut rows = owner::read::<_, ReadError, _>(pool, user_id, Scope::Program(program_id), async |o| {
-        Ok(audit::page(o.tx, o.program.id, after, limit + 1).await?)
-    })
-    .await?;
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    Ok((rows, more))
 }

@@ -65,8 +65,12 @@ pub async fn withdraw(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<()
     .await
 }
 
-/// The private content of `slug` — (revision, body) — for the holder of its grant.
-pub async fn early_access(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<(i64, String), RecipientError> {
+/// The private content of `slug`, with the program's title, for the holder of its grant.
+pub async fn early_access(
+    pool: &Pool,
+    user: &VerifiedUser,
+    slug: &str,
+) -> Result<early_access::Content, RecipientError> {
     let emails = user.email_keys();
     let user_id = user.session.user_id.as_str();
     db::transaction(pool, async |tx| {

@@ -1,8 +1,10 @@
 //! Program-scoped private content (issue 5): a grant opens its own program and nothing
 //! else; every writer's change denies the next read.
 
+use crate::support::owner::changes;
 use crate::support::{Invited, Owner, Recipient, TestApp};
 use serde_json::json;
+use shared::api::PatchProgramRequest;
 use uuid::Uuid;
 
 const EMAIL: &str = "rita@example.com";
@@ -133,4 +135,24 @@ async fn signed_out_reads_are_401_and_no_grant_is_404() {
     app.get("/api/me/early-access/gate-none", None).await.assert(401);
     let rita = app.recipient(EMAIL).await;
     rita.try_early_access("gate-none").await.assert(404);
+}
+
+#[tokio::test]
+async fn the_content_comes_with_the_programs_title_when_it_has_one() {
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient(EMAIL).await;
+    let invited = opened(&owner, ws, &rita, "titled-beta").await;
+    let untitled = rita.try_early_access("titled-beta").await;
+    assert_eq!(untitled.json()["title"], serde_json::Value::Null, "no title yet: {}", untitled.text);
+    assert_eq!(untitled.body::<shared::api::EarlyAccessContent>().title, None);
+
+    let title = PatchProgramRequest { title: Some("Titled Beta".into()), ..changes() };
+    owner.patch_program(invited.program, title).await;
+    let content = rita.early_access("titled-beta").await;
+    assert_eq!(
+        (content.slug.as_str(), content.title.as_deref(), content.body.as_str()),
+        ("titled-beta", Some("Titled Beta"), "Private notes for titled-beta")
+    );
+    let doc = app.get("/api/openapi.json", None).await.json();
+    let schema = &doc["components"]["schemas"]["EarlyAccessContent"];
+    assert!(schema["properties"]["title"].is_object(), "the title is documented: {schema}");
 }

@@ -20,6 +20,12 @@ async fn server_output_holds_no_email_code_id_or_token() {
     let api = ApiProcess::start(&in_process.db_url, &in_process.clerk, &env).await;
     let app = in_process.at(&api.base);
     let (owner, ws) = app.owner("owner.secret@example.com").await;
+    // A second owner with a Clerk name (issue 19, item 8): the pages name owners.
+    let named = app.clerk.create_named_user("named.secret@example.com", Some("Octavia"), Some("Quillfeather")).await;
+    let pool = api::db::pool(&in_process.db_url, 1).unwrap();
+    api::usecases::membership::change(&pool, ws, &named, "scan-approval", &api::usecases::membership::Change::Grant)
+        .await
+        .expect("granted");
     // Integrations (issue 13): a webhook with its deliveries, an API key and its calls,
     // the admission hook.
     let receiver = Receiver::start().await;
@@ -47,6 +53,8 @@ async fn server_output_holds_no_email_code_id_or_token() {
     rita.redeem(&invited.code).await;
     rita.early_access("scan-beta").await;
     owner.entry(invited.program, invited.entry).await;
+    owner.events(invited.program, "?order=desc&actor=owner").await;
+    assert!(owner.owners(ws).await.owners.iter().any(|o| o.name.as_deref() == Some("Octavia Quillfeather")));
     owner.export(invited.program).await.assert(200);
     rita.withdraw("scan-beta").await;
     app.v1(&key.secret, &format!("/api/v1/programs/scan-beta/access?clerkUserId={}", rita.user_id)).await.assert(200);
@@ -77,6 +85,9 @@ async fn server_output_holds_no_email_code_id_or_token() {
         ("an invitation code", invited.code.clone()),
         ("a user id", rita.user_id.clone()),
         ("an owner's user id", owner.user_id.clone()),
+        ("an owner's name", "Quillfeather".to_owned()),
+        ("a named owner's email", "named.secret@example.com".to_owned()),
+        ("a named owner's user id", named.clone()),
         ("a session id", rita.session_id.clone()),
         ("a session token", rita.token.clone()),
         ("a token's signature", rita.token.rsplit('.').next().unwrap().to_owned()),

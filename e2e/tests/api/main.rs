@@ -23,6 +23,7 @@ mod erasure;
 mod export;
 mod faults;
 mod foundation;
+mod history;
 mod invitations;
 mod log_scan;
 mod metrics;

@@ -48,6 +48,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("/owner/programs/123/audit", "program.html"),
     ("/owner/workspaces/123/owners", "workspace.html"),
     ("/owner/workspaces/123/integrations", "workspace.html"),
+    ("/owner/programs/123/content", "content.html"),
 ];
 
 #[tokio::test]

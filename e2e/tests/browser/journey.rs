@@ -39,7 +39,7 @@ async fn applicant_owner_and_recipient_meet_in_the_browser() {
 }
 
 async fn journey(stack: &Stack, b: &Browser) {
-    let (owner, workspace) = stack.owner(OWNER).await;
+    let (owner, workspace) = stack.named_owner(OWNER, Some(("Olive", "Oakes"))).await;
 
     // The owner signs in through the local sign-in page and sets the program up.
     sign_in(b, OWNER, "/owner", true).await;
@@ -163,11 +163,12 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.wait_text("Sent by Email").await;
 
     b.open(&format!("/owner/programs/{program_id}/audit")).await;
-    b.wait_text("Invitation marked sent by an owner").await;
-    b.wait_text("Invitation issued by an owner").await;
+    b.wait_text("Invitation marked sent by Olive Oakes").await;
+    b.wait_text("Invitation issued by Olive Oakes").await;
     b.check_page("audit").await;
     b.open(&format!("/owner/workspaces/{workspace}/owners")).await;
     b.wait_text("Current owners").await;
+    b.wait_text("Olive Oakes").await;
     b.check_page("owners").await;
     let other = arrange_other_program(stack, &owner, workspace).await;
     sign_out(b).await;
@@ -264,7 +265,7 @@ async fn write_content(b: &Browser, program_id: &str) {
     b.fill("#content-body", &content()).await;
     b.wait_text(CONTENT_SECOND).await; // the live preview
     b.click_button("Save").await;
-    b.wait_text("Saved as revision 1.").await;
+    b.wait_text("Saved: version 1 of the content is what recipients see now.").await;
     b.check_page("content-editor").await;
 }
 

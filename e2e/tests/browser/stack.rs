@@ -92,7 +92,12 @@ impl Stack {
     /// Makes `email` the owner of a new workspace (the maintenance channel, as the CLI
     /// does); they sign in through the SPA like anyone else. Returns the workspace id.
     pub async fn owner(&self, email: &str) -> (User, Uuid) {
-        let user_id = self.clerk.create_user(email).await;
+        self.named_owner(email, None).await
+    }
+
+    /// [`Stack::owner`] with Clerk's first and last name set (the pages name owners by it).
+    pub async fn named_owner(&self, email: &str, name: Option<(&str, &str)>) -> (User, Uuid) {
+        let user_id = self.clerk.create_named_user(email, name.map(|n| n.0), name.map(|n| n.1)).await;
         let pool = api::db::pool(&self.settings.database_url, 1).unwrap();
         let workspace = api::db::transaction(&pool, async |tx| {
             api::db::staff::bootstrap(tx, "Acme Labs", &user_id, "browser-test").await

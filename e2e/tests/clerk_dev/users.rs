@@ -93,6 +93,23 @@ async fn the_user_object_has_metadata_and_the_fields_clients_read() {
 }
 
 #[tokio::test]
+async fn a_user_created_with_a_name_keeps_it_and_an_overlong_one_is_refused() {
+    let clerk = ClerkDev::start().await;
+    let body = json!({ "email_address": ["jo@example.com"], "first_name": "Jo", "last_name": "March" });
+    let (status, user) = clerk.api(Method::POST, "/v1/users", Some(body)).await;
+    assert_eq!(status, StatusCode::OK, "{user}");
+    let (_, fetched) = clerk.api(Method::GET, &format!("/v1/users/{}", user["id"].as_str().unwrap()), None).await;
+    assert_eq!((&fetched["first_name"], &fetched["last_name"]), (&json!("Jo"), &json!("March")));
+    let only_first = json!({ "email_address": ["amy@example.com"], "first_name": "Amy", "last_name": "" });
+    let (_, user) = clerk.api(Method::POST, "/v1/users", Some(only_first)).await;
+    assert_eq!((&user["first_name"], &user["last_name"]), (&json!("Amy"), &Value::Null));
+    let long = json!({ "email_address": ["long@example.com"], "last_name": "x".repeat(257) });
+    let (status, body) = clerk.api(Method::POST, "/v1/users", Some(long)).await;
+    assert_eq!((status, error_code(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "form_param_format_invalid"));
+    assert_eq!(body["errors"][0]["meta"]["param_name"], "last_name");
+}
+
+#[tokio::test]
 async fn metadata_merges_deeply_and_null_deletes_keys_at_any_depth() {
     let clerk = ClerkDev::start().await;
     let id = clerk.user_id("meta@example.com").await;

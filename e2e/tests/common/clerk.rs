@@ -69,13 +69,14 @@ impl ClerkDev {
     }
 
     pub async fn create_user(&self, email: &str) -> String {
-        let (s, user) = self
-            .backend(
-                reqwest::Method::POST,
-                "/v1/users",
-                Some(json!({"email_address": [email], "skip_password_requirement": true})),
-            )
-            .await;
+        self.create_named_user(email, None, None).await
+    }
+
+    /// A user with one verified email and, where given, Clerk's `first_name` / `last_name`.
+    pub async fn create_named_user(&self, email: &str, first: Option<&str>, last: Option<&str>) -> String {
+        let body = json!({"email_address": [email], "first_name": first, "last_name": last,
+            "skip_password_requirement": true});
+        let (s, user) = self.backend(reqwest::Method::POST, "/v1/users", Some(body)).await;
         assert_eq!(s, StatusCode::OK, "{user}");
         user["id"].as_str().unwrap().to_owned()
     }

@@ -1,5 +1,6 @@
-//! Reusable pieces shared by several pages: state boxes, the notice, text helpers, charts,
-//! confirmation and reason forms, the copy field and file downloads.
+//! Reusable pieces shared by several pages: state boxes, the notice, text helpers, the
+//! early-access content's Markdown, charts, confirmation and reason forms, the copy field
+//! and file downloads.
 
 pub mod bulk;
 pub mod chart;
@@ -10,6 +11,7 @@ pub mod download;
 pub mod edge;
 pub mod events;
 pub mod invitation;
+pub mod markdown;
 pub mod nav;
 pub mod notice;
 pub mod pager;

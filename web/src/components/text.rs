@@ -1,32 +1,7 @@
-//! Text helpers: escaped paragraphs, timestamps and labels for controlled codes.
+//! Text helpers: timestamps and labels for controlled codes.
 //! Policy: user- and owner-written text is only ever rendered as text nodes (escaped).
 
 use leptos::prelude::*;
-
-/// Splits `text` into paragraphs on blank lines; single line breaks are kept by CSS.
-#[component]
-pub fn Paragraphs(#[prop(into)] text: String) -> impl IntoView {
-    paragraphs(&text).into_iter().map(|p| view! { <p class="para">{p}</p> }).collect_view()
-}
-
-pub fn paragraphs(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current: Vec<&str> = Vec::new();
-    for line in text.lines() {
-        if line.trim().is_empty() {
-            if !current.is_empty() {
-                out.push(current.join("\n"));
-                current.clear();
-            }
-        } else {
-            current.push(line);
-        }
-    }
-    if !current.is_empty() {
-        out.push(current.join("\n"));
-    }
-    out
-}
 
 /// `2026-01-02T13:45:07.123Z` → `2026-01-02 13:45 UTC` (the API speaks UTC).
 pub fn time(ts: &str) -> String {

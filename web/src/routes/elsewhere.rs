@@ -1,6 +1,6 @@
-//! A page that lives in another bundle. Release builds split the app in four (see
+//! A page that lives in another bundle. Release builds split the app in five (see
 //! `web/Cargo.toml`): public pages, the owner's review (dashboard, queue, entry), a
-//! program's settings, and the workspace's pages. A client-side navigation to a page of
+//! program's settings, the workspace's pages and the content editor. A client-side navigation to a page of
 //! another bundle (the header's "Owner console", sign-in's `next=/owner`, the program's
 //! "Queue" tab, "Sign out" from the console) lands here, which loads the address for real:
 //! the server answers it with that bundle's shell (`api/src/routes/spa.rs`). The heading of

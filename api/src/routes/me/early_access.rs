@@ -11,11 +11,16 @@ use shared::api::EarlyAccessContent;
 use shared::Slug;
 
 #[utoipa::path(operation_id = "getEarlyAccessContent", responses(
-    (status = 200, description = "The program's private content.", body = EarlyAccessContent),
+    (status = 200, description = "The program's private content and its title.", body = EarlyAccessContent),
     (status = 404, description = "No active grant of this program bound to the caller, or access is off."),
 ))]
 #[get("/me/early-access/{slug}")]
 async fn early_access(state: web::Data<AppState>, user: VerifiedUser, slug: web::Path<Slug>) -> Result<HttpResponse> {
-    let (revision, body) = recipient::early_access(&state.pool, &user, slug.as_str()).await?;
-    Ok(HttpResponse::Ok().json(EarlyAccessContent { slug: slug.to_string(), revision, body }))
+    let c = recipient::early_access(&state.pool, &user, slug.as_str()).await?;
+    Ok(HttpResponse::Ok().json(EarlyAccessContent {
+        slug: slug.to_string(),
+        revision: c.revision,
+        body: c.body,
+        title: c.title,
+    }))
 }

@@ -12,7 +12,7 @@ use crate::routes::input::page_limit;
 use crate::routes::views;
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::queue;
+use crate::usecases::{history, queue};
 use actix_web::{get, post, web, HttpResponse};
 use serde::Deserialize;
 use shared::api::{EntryDetail, EntryFlag, EntryPage, EntrySearch};
@@ -117,6 +117,7 @@ async fn page(state: &AppState, session: &Session, program_id: Uuid, query: Entr
 async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
     let d = queue::detail(&state.pool, &session.user_id, program_id, entry_id).await?;
+    let names = history::owner_names(&state.pool, &state.identity.names, program_id, &d.events).await?;
     let flags = d.entry.flags();
     Ok(HttpResponse::Ok().json(EntryDetail {
         id: d.entry.id,
@@ -127,7 +128,7 @@ async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(U
         notice: views::notice(&d.notice),
         invitations: d.invitations.iter().map(views::invitation).collect(),
         grant: d.grant.as_ref().map(views::grant),
-        events: d.events.into_iter().map(views::event).collect(),
+        events: d.events.into_iter().map(|e| views::event(e, &names)).collect(),
         flags,
         duplicate_of: d.entry.duplicate_of,
         source: d.entry.source_ref,

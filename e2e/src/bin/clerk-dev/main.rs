@@ -3,9 +3,9 @@
 //! signs RS256 session tokens with an RSA-2048 key generated at start, and serves:
 //!
 //! * `/v1/*` — a Backend API subset, behind `Authorization: Bearer <--secret-key>`: JWKS;
-//!   users (create, get, delete, metadata merge, their organization memberships); email
-//!   addresses; sessions, session tokens and revocation; organizations (create, get) and
-//!   their memberships (add, remove, list);
+//!   users (create, with a name if given; get, delete, metadata merge, their organization
+//!   memberships); email addresses; sessions, session tokens and revocation;
+//!   organizations (create, get) and their memberships (add, remove, list);
 //! * `/dev/*` — no secret, CORS for `--allowed-origin`: `POST /dev/sign-in {email}`,
 //!   `POST /dev/sessions/{id}/tokens` and
 //!   `POST /dev/faults {"users"?: "unavailable"|"ok", "writes"?: "unavailable"|"ok"}`.

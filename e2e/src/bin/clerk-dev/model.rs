@@ -17,6 +17,9 @@ pub struct User {
     pub object: &'static str,
     pub primary_email_address_id: Option<String>,
     pub email_addresses: Vec<EmailAddress>,
+    /// As given at creation (Clerk's `first_name` / `last_name` parameters), else null.
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
     pub public_metadata: Metadata,
     pub private_metadata: Metadata,
     pub unsafe_metadata: Metadata,
@@ -32,14 +35,12 @@ pub struct User {
 }
 
 /// The rest of Clerk's User object, at the values a user made through the Backend API
-/// with only email addresses has: no name, image, phone, wallet, password, second factor
+/// with only email addresses (and perhaps a name) has: no username, image, phone, wallet, password, second factor
 /// or external account, never signed in, not banned or locked.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct FixedUserFields {
     external_id: Option<String>,
     username: Option<String>,
-    first_name: Option<String>,
-    last_name: Option<String>,
     image_url: &'static str,
     has_image: bool,
     primary_phone_number_id: Option<String>,

@@ -59,14 +59,17 @@ impl Store {
     }
 
     /// Creates a user whose `addresses` are all verified (the first becomes primary),
-    /// with the given initial metadata.
-    pub fn create_user(&mut self, addresses: &[String], metadata: MetadataPatch) -> User {
+    /// with the given name (first, last) and initial metadata.
+    pub fn create_user(&mut self, addresses: &[String], name: [Option<String>; 2], metadata: MetadataPatch) -> User {
+        let [first_name, last_name] = name;
         let now = now_ms();
         let mut user = User {
             id: random_id("user_"),
             object: "user",
             primary_email_address_id: None,
             email_addresses: Vec::new(),
+            first_name,
+            last_name,
             public_metadata: Metadata::new(),
             private_metadata: Metadata::new(),
             unsafe_metadata: Metadata::new(),
@@ -201,7 +204,7 @@ impl Store {
             .min_by_key(|u| u.seq);
         match found {
             Some(user) => user.id.clone(),
-            None => self.create_user(&[email.as_str().to_owned()], MetadataPatch::default()).id,
+            None => self.create_user(&[email.as_str().to_owned()], [None, None], MetadataPatch::default()).id,
         }
     }
 

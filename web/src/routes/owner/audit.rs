@@ -1,10 +1,12 @@
-//! `/owner/programs/:id/audit`: the program's audit events in id order, page by page, and
-//! the audit chain's checkpoint to download (issue 16): saved now, it proves later with
+//! `/owner/programs/:id/audit`: the program's audit events as sentences, newest first
+//! by default, narrowed by what they are about and who acted, page by page; and the
+//! audit chain's checkpoint to download (issue 16): saved now, it proves later with
 //! `vestibule verify --checkpoint FILE` that the history still begins with what was seen.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::EventPage;
+use shared::history::{EventActor, EventGroup, EventOrder};
 use shared::trust::AuditCheckpoint;
 use uuid::Uuid;
 
@@ -17,34 +19,79 @@ use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::routes::owner::uuid_param;
 
+/// The events path with the page's order, filters and cursor.
+fn events_path(id: Uuid, order: EventOrder, group: &str, actor: &str, cursor: Option<String>) -> String {
+    let mut path = format!("/api/owner/programs/{id}/events?order={}", order.as_str());
+    for (key, value) in [("group", group), ("actor", actor)] {
+        if !value.is_empty() {
+            path.push_str(&format!("&{key}={value}"));
+        }
+    }
+    if let Some(c) = cursor {
+        path.push_str(&format!("&cursor={}", String::from(js_sys::encode_uri_component(&c))));
+    }
+    path
+}
+
 #[component]
 pub fn Audit() -> impl IntoView {
     set_title("Audit log");
     let id = uuid_param("id");
     let cursors = Cursors::new();
+    let (group, actor, order) =
+        (RwSignal::new(String::new()), RwSignal::new(String::new()), RwSignal::new(EventOrder::Desc));
     let page = LocalResource::new(move || {
-        let path = id.get().map(|id| match cursors.current() {
-            Some(c) => {
-                format!("/api/owner/programs/{id}/events?cursor={}", String::from(js_sys::encode_uri_component(&c)))
-            }
-            None => format!("/api/owner/programs/{id}/events"),
-        });
+        let path = id.get().map(|id| events_path(id, order.get(), &group.get(), &actor.get(), cursors.current()));
         async move { api::get::<EventPage>(path.ok_or_else(ApiError::not_found)?).await }
     });
+    // A changed filter or order starts again at its first page.
+    let refilter = move |signal: RwSignal<String>, value: String| {
+        cursors.reset();
+        signal.set(value);
+    };
+    let newest = move || order.get() == EventOrder::Desc;
     view! {
         <RequireSignIn>
             {move || id.get().map(|id| view! { <ProgramNav id section="Audit log"/> })}
             <h1>"Audit log"</h1>
-            <p class="muted">"Every change to this program and its entries, oldest first. Events hold ids, states and reason codes only."</p>
-            {move || id.get().map(|id| view! { <Checkpoint id/> })}
+            <p class="muted">"Every change to this program and its entries. Events hold ids, states and reason codes only; owners are named as the sign-in service knows them."</p>
+            <div class="card filters" role="group" aria-label="Filter the audit log">
+                <div>
+                    <label for="audit-group">"About"</label>
+                    <select id="audit-group" on:change=move |ev| refilter(group, event_target_value(&ev))>
+                        <option value="">"Everything"</option>
+                        {EventGroup::ALL.map(|g| view! { <option value=g.as_str()>{g.label()}</option> }).collect_view()}
+                    </select>
+                </div>
+                <div>
+                    <label for="audit-actor">"Who"</label>
+                    <select id="audit-actor" on:change=move |ev| refilter(actor, event_target_value(&ev))>
+                        <option value="">"Anyone"</option>
+                        {EventActor::ALL.map(|a| view! { <option value=a.as_str()>{a.label()}</option> }).collect_view()}
+                    </select>
+                </div>
+                <div>
+                    <label for="audit-order">"Order"</label>
+                    <select id="audit-order" on:change=move |ev| {
+                        cursors.reset();
+                        order.set(if event_target_value(&ev) == "asc" { EventOrder::Asc } else { EventOrder::Desc });
+                    }>
+                        <option value="desc" selected=newest>"Newest first"</option>
+                        <option value="asc" selected=move || !newest()>"Oldest first"</option>
+                    </select>
+                </div>
+            </div>
             {loaded(page, move |r| match r {
-                        Ok(pg) if pg.events.is_empty() => view! { <Empty><p>"No events yet."</p></Empty> }.into_any(),
+                        Ok(pg) if pg.events.is_empty() => view! { <Empty><p>"No events match."</p></Empty> }.into_any(),
                         Ok(pg) => view! {
-                            <section class="card"><EventList events=pg.events program_id=id.get_untracked().unwrap_or_default()/></section>
+                            <section class="card" aria-label="Events">
+                                <EventList events=pg.events program_id=id.get_untracked().unwrap_or_default()/>
+                            </section>
                             <Pager cursors next=pg.next_cursor label="Audit log pages"/>
                         }.into_any(),
                         Err(err) => view! { <ErrorNotice err/> }.into_any(),
                 })}
+            {move || id.get().map(|id| view! { <Checkpoint id/> })}
         </RequireSignIn>
     }
 }

@@ -1,5 +1,6 @@
 //! `/owner/programs/:id/content`: the private early-access text, edited with a live
-//! preview rendered exactly as recipients see it (escaped text in paragraphs). Saving sends
+//! preview rendered exactly as recipients see it (the same `components::markdown` renderer
+//! as `/early-access/:slug`: a safe Markdown subset, raw HTML shown as text). Saving sends
 //! the revision the editor started from (0 before any content); a stale one is a 409.
 
 use leptos::prelude::*;
@@ -7,10 +8,10 @@ use leptos::task::spawn_local;
 use shared::api::{Content, PutContentRequest};
 
 use crate::api::{self, ApiError};
+use crate::components::markdown::{Markdown, SyntaxHelp};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
-use crate::components::text::Paragraphs;
 use crate::routes::owner::{load_program, uuid_param};
 
 const MAX_CHARS: usize = 20_000;
@@ -71,7 +72,7 @@ fn Editor(id: uuid::Uuid, content: Option<Content>, reload: Callback<()>) -> imp
     };
     view! {
         {move || outcome.get().map(|o| match o {
-            Ok(r) => view! { <Success><p>{format!("Saved as revision {r}.")}</p></Success> }.into_any(),
+            Ok(r) => view! { <Success><p>{format!("Saved: version {r} of the content is what recipients see now.")}</p></Success> }.into_any(),
             Err(e) if e.status == 409 => view! {
                 <Warning>
                     <p>"Someone else changed this — reload to see the current version. Reloading replaces your text, so copy it first if you need it."</p>
@@ -83,17 +84,21 @@ fn Editor(id: uuid::Uuid, content: Option<Content>, reload: Callback<()>) -> imp
         <div class="editor">
             <form class="card form" method="post" on:submit=save>
                 <label for="content-body">"Text shown to people with early access"</label>
-                <textarea id="content-body" rows="14" aria-describedby="content-help"
+                <textarea id="content-body" rows="14" aria-describedby="content-syntax content-help"
                     prop:value=move || body.get() on:input=move |ev| body.set(event_target_value(&ev))></textarea>
+                <p id="content-syntax" class="muted small syntax-help"><SyntaxHelp/></p>
                 <p id="content-help" class="muted small">
-                    {move || format!("{} / {MAX_CHARS} characters · plain text; a blank line starts a new paragraph · editing revision {}", chars(), revision.get())}
+                    {move || match revision.get() {
+                        0 => format!("{} / {MAX_CHARS} characters · not saved yet", chars()),
+                        r => format!("{} / {MAX_CHARS} characters · changing version {r}, which recipients see now", chars()),
+                    }}
                 </p>
                 <button type="submit" disabled=move || pending.get() || !fits()>{move || if pending.get() { "Saving…" } else { "Save" }}</button>
             </form>
             <section class="card preview" aria-label="Preview">
                 <h2>"Preview"</h2>
                 {move || body.with(|b| b.trim().is_empty()).then(|| view! { <p class="muted">"Nothing written yet."</p> })}
-                {move || view! { <Paragraphs text=body.get()/> }}
+                <div class="content">{move || view! { <Markdown text=body.get()/> }}</div>
             </section>
         </div>
     }

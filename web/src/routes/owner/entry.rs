@@ -11,7 +11,7 @@ use shared::InvitationState;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
-use crate::components::events::EventList;
+use crate::components::events::FilteredEvents;
 use crate::components::invitation::{CodePanel, DeliveryForm, OneTimeCode};
 use crate::components::notice::NoticeView;
 use crate::components::program_nav::ProgramNav;
@@ -99,7 +99,7 @@ fn EntryView(
             published=(notice.version, notice.published_at) heading="Notice agreed to"/>
         <section class="card">
             <h2>"History, newest first"</h2>
-            <EventList events=e.events.into_iter().rev().collect()/>
+            <FilteredEvents events=e.events/>
         </section>
     }
 }

@@ -1,5 +1,7 @@
-//! `/owner/workspaces/:id/owners`: who owns the workspace now and the history of changes.
-//! Read-only: membership changes only through the audited maintenance command line.
+//! `/owner/workspaces/:id/owners`: who owns the workspace now and the history of changes,
+//! each owner by the name (or email) the sign-in service knows, with the Clerk user id the
+//! maintenance command line takes underneath. Read-only: membership changes only through
+//! the audited maintenance command line.
 
 use leptos::prelude::*;
 use shared::api::OwnersResponse;
@@ -37,7 +39,14 @@ fn OwnerTables(r: OwnersResponse) -> impl IntoView {
     let current = r
         .owners
         .into_iter()
-        .map(|o| view! { <li class="row spread"><span class="mono">{o.clerk_user_id}</span><span>{if o.active { "Active" } else { "Removed" }}</span></li> })
+        .map(|o| {
+            view! {
+                <li class="row spread">
+                    <span><OwnerName name=o.name/><br/><span class="muted small mono">{o.clerk_user_id}</span></span>
+                    <span>{if o.active { "Active" } else { "Removed" }}</span>
+                </li>
+            }
+        })
         .collect_view();
     let history = if r.history.is_empty() {
         view! { <Empty><p>"No membership changes recorded."</p></Empty> }.into_any()
@@ -50,7 +59,7 @@ fn OwnerTables(r: OwnersResponse) -> impl IntoView {
                     <tr>
                         <td class="nowrap">{time(&h.at)}</td>
                         <td>{label(&h.action)}</td>
-                        <td class="mono">{h.clerk_user_id}</td>
+                        <td><OwnerName name=h.name/>" "<span class="muted small mono">{h.clerk_user_id}</span></td>
                         <td>{h.approval_ref}</td>
                     </tr>
                 }
@@ -61,7 +70,7 @@ fn OwnerTables(r: OwnersResponse) -> impl IntoView {
             <div class="table-wrap" role="region" aria-label="Membership history" tabindex="0">
                 <table>
                     <caption class="sr-only">"Membership history"</caption>
-                    <thead><tr><th scope="col">"When"</th><th scope="col">"Change"</th><th scope="col">"User"</th><th scope="col">"Approval"</th></tr></thead>
+                    <thead><tr><th scope="col">"When"</th><th scope="col">"Change"</th><th scope="col">"Owner"</th><th scope="col">"Approval"</th></tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             </div>
@@ -77,5 +86,14 @@ fn OwnerTables(r: OwnersResponse) -> impl IntoView {
             <h2>"History"</h2>
             {history}
         </section>
+    }
+}
+
+/// The owner's name, or a plain "Name unavailable" when the sign-in service could not say.
+#[component]
+fn OwnerName(name: Option<String>) -> impl IntoView {
+    match name {
+        Some(name) => view! { <strong class="owner-name">{name}</strong> }.into_any(),
+        None => view! { <span class="muted">"Name unavailable"</span> }.into_any(),
     }
 }

@@ -38,20 +38,33 @@ impl MetadataBody {
     }
 }
 
-/// `POST /v1/users`; other User parameters Clerk accepts are ignored.
+/// `POST /v1/users`: addresses, a name and metadata; other User parameters Clerk
+/// accepts are ignored.
 #[derive(Deserialize)]
 struct CreateUser {
     #[serde(default)]
     email_address: Vec<String>,
+    first_name: Option<String>,
+    last_name: Option<String>,
     #[serde(flatten)]
     metadata: MetadataBody,
 }
 
 async fn create_user(state: Data<AppState>, body: Json<CreateUser>) -> Result<HttpResponse, ClerkError> {
-    let CreateUser { email_address, metadata } = body.into_inner();
+    let CreateUser { email_address, first_name, last_name, metadata } = body.into_inner();
     let addresses = email_address.iter().map(|a| checked_address(a)).collect::<Result<Vec<_>, _>>()?;
-    let user = state.store().create_user(&addresses, metadata.patch()?);
+    let name = [checked_name("first_name", first_name)?, checked_name("last_name", last_name)?];
+    let user = state.store().create_user(&addresses, name, metadata.patch()?);
     Ok(HttpResponse::Ok().json(user))
+}
+
+/// Clerk keeps a name part of up to 256 characters; an empty one is no name.
+fn checked_name(param: &str, name: Option<String>) -> Result<Option<String>, ClerkError> {
+    match name {
+        Some(n) if n.chars().count() > 256 => Err(ClerkError::invalid_param(param)),
+        Some(n) if n.is_empty() => Ok(None),
+        other => Ok(other),
+    }
 }
 
 async fn get_user(state: Data<AppState>, id: Path<String>) -> Result<HttpResponse, ClerkError> {
