@@ -5,9 +5,8 @@
 //! (also when the navigation crossed into another bundle and reloaded, see
 //! `routes/elsewhere.rs`).
 //!
-//! The route table is one list for all bundles: `public!`, `review!`, `program!`,
-//! `workspace!` and `content!` name a page in its own bundle and `Elsewhere` in the others,
-//! so they never disagree on a path;
+//! The route table is one list for all bundles: `page!` names a page in its own bundle
+//! and `Elsewhere` in the others, so they never disagree on a path;
 //! the server's shell for each path (`api/src/routes/spa.rs`) follows the same split.
 
 use leptos::prelude::*;
@@ -20,67 +19,16 @@ use crate::auth;
 use crate::components::nav::Header;
 use crate::routes::{early_access, elsewhere, embed, home, me, not_found, owner, redeem, sign_in, waitlist};
 
-/// `public!(page)`, `review!(page)`, `program!(page)`, `workspace!(page)`, `content!(page)`:
-/// the page in the bundle with that feature, [`elsewhere::Elsewhere`] in the others.
-#[cfg(feature = "public")]
-macro_rules! public {
-    ($page:path) => {
-        $page
-    };
-}
-#[cfg(not(feature = "public"))]
-macro_rules! public {
-    ($page:path) => {
-        elsewhere::Elsewhere
-    };
-}
-#[cfg(feature = "review")]
-macro_rules! review {
-    ($page:path) => {
-        $page
-    };
-}
-#[cfg(not(feature = "review"))]
-macro_rules! review {
-    ($page:path) => {
-        elsewhere::Elsewhere
-    };
-}
-#[cfg(feature = "program")]
-macro_rules! program {
-    ($page:path) => {
-        $page
-    };
-}
-#[cfg(not(feature = "program"))]
-macro_rules! program {
-    ($page:path) => {
-        elsewhere::Elsewhere
-    };
-}
-#[cfg(feature = "content")]
-macro_rules! content {
-    ($page:path) => {
-        $page
-    };
-}
-#[cfg(not(feature = "content"))]
-macro_rules! content {
-    ($page:path) => {
-        elsewhere::Elsewhere
-    };
-}
-#[cfg(feature = "workspace")]
-macro_rules! workspace {
-    ($page:path) => {
-        $page
-    };
-}
-#[cfg(not(feature = "workspace"))]
-macro_rules! workspace {
-    ($page:path) => {
-        elsewhere::Elsewhere
-    };
+/// `page!("review", owner::queue::Queue)`: the page in the bundle with that feature,
+/// [`elsewhere::Elsewhere`] in the others.
+macro_rules! page {
+    ($feature:tt, $page:path) => {{
+        #[cfg(feature = $feature)]
+        let page = $page;
+        #[cfg(not(feature = $feature))]
+        let page = elsewhere::Elsewhere;
+        page
+    }};
 }
 
 #[component]
@@ -96,7 +44,7 @@ pub fn App() -> impl IntoView {
             <Router>
                 <main id="main" class="embed">
                     <Routes fallback=not_found::NotFound>
-                        <Route path=path!("/embed/waitlist/:slug") view=public!(embed::Embed)/>
+                        <Route path=path!("/embed/waitlist/:slug") view=page!("public", embed::Embed)/>
                     </Routes>
                 </main>
             </Router>
@@ -115,23 +63,23 @@ pub fn App() -> impl IntoView {
             {focus_on_navigation()}
             <main id="main" class="wrap" tabindex="-1">
                 <Routes fallback=not_found::NotFound>
-                    <Route path=path!("/") view=public!(home::Home)/>
-                    <Route path=path!("/waitlist/:slug") view=public!(waitlist::Waitlist)/>
-                    <Route path=path!("/sign-in") view=public!(sign_in::SignIn)/>
-                    <Route path=path!("/me") view=public!(me::Me)/>
-                    <Route path=path!("/redeem") view=public!(redeem::Redeem)/>
-                    <Route path=path!("/early-access/:slug") view=public!(early_access::EarlyAccess)/>
-                    <Route path=path!("/owner") view=review!(owner::dashboard::Dashboard)/>
-                    <Route path=path!("/owner/programs/:id") view=program!(owner::program::ProgramPage)/>
-                    <Route path=path!("/owner/programs/:id/queue") view=review!(owner::queue::Queue)/>
-                    <Route path=path!("/owner/programs/:id/notice") view=program!(owner::notice::NoticePage)/>
-                    <Route path=path!("/owner/programs/:id/content") view=content!(owner::content::ContentPage)/>
-                    <Route path=path!("/owner/programs/:id/audit") view=program!(owner::audit::Audit)/>
-                    <Route path=path!("/owner/programs/:id/cohorts") view=program!(owner::cohorts::CohortsPage)/>
-                    <Route path=path!("/owner/programs/:id/draws") view=program!(owner::draws::DrawsPage)/>
-                    <Route path=path!("/owner/programs/:id/entries/:entry") view=review!(owner::entry::EntryPage)/>
-                    <Route path=path!("/owner/workspaces/:id/owners") view=workspace!(owner::owners::Owners)/>
-                    <Route path=path!("/owner/workspaces/:id/integrations") view=workspace!(owner::integrations::Integrations)/>
+                    <Route path=path!("/") view=page!("public", home::Home)/>
+                    <Route path=path!("/waitlist/:slug") view=page!("public", waitlist::Waitlist)/>
+                    <Route path=path!("/sign-in") view=page!("public", sign_in::SignIn)/>
+                    <Route path=path!("/me") view=page!("public", me::Me)/>
+                    <Route path=path!("/redeem") view=page!("public", redeem::Redeem)/>
+                    <Route path=path!("/early-access/:slug") view=page!("public", early_access::EarlyAccess)/>
+                    <Route path=path!("/owner") view=page!("review", owner::dashboard::Dashboard)/>
+                    <Route path=path!("/owner/programs/:id") view=page!("program", owner::program::ProgramPage)/>
+                    <Route path=path!("/owner/programs/:id/queue") view=page!("review", owner::queue::Queue)/>
+                    <Route path=path!("/owner/programs/:id/notice") view=page!("program", owner::notice::NoticePage)/>
+                    <Route path=path!("/owner/programs/:id/content") view=page!("content", owner::content::ContentPage)/>
+                    <Route path=path!("/owner/programs/:id/audit") view=page!("program", owner::audit::Audit)/>
+                    <Route path=path!("/owner/programs/:id/cohorts") view=page!("program", owner::cohorts::CohortsPage)/>
+                    <Route path=path!("/owner/programs/:id/draws") view=page!("program", owner::draws::DrawsPage)/>
+                    <Route path=path!("/owner/programs/:id/entries/:entry") view=page!("review", owner::entry::EntryPage)/>
+                    <Route path=path!("/owner/workspaces/:id/owners") view=page!("workspace", owner::owners::Owners)/>
+                    <Route path=path!("/owner/workspaces/:id/integrations") view=page!("workspace", owner::integrations::Integrations)/>
                 </Routes>
             </main>
             <footer class="site-footer wrap">
