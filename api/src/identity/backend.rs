@@ -103,7 +103,9 @@ impl BackendClient {
         result
     }
 
-    async fn fetch_verified_emails(&self, user_id: &str) -> Result<Vec<EmailKey>, LookupError> {
+    /// `GET /v1/users/{id}` read as `T`: an implausible id or a 404 is `UserGone`, any
+    /// other answer or an unexpected body `Unavailable`.
+    async fn user<T: serde::de::DeserializeOwned>(&self, user_id: &str) -> Result<T, LookupError> {
         if !is_plausible_user_id(user_id) {
             return Err(LookupError::UserGone);
         }
@@ -113,7 +115,11 @@ impl BackendClient {
             StatusCode::NOT_FOUND => return Err(LookupError::UserGone),
             other => return Err(LookupError::Unavailable(format!("users endpoint answered {}", other.as_u16()))),
         }
-        let user: User = response.json().await.map_err(|_| LookupError::Unavailable("unexpected user body".into()))?;
+        response.json().await.map_err(|_| LookupError::Unavailable("unexpected user body".into()))
+    }
+
+    async fn fetch_verified_emails(&self, user_id: &str) -> Result<Vec<EmailKey>, LookupError> {
+        let user: User = self.user(user_id).await?;
         let mut emails: Vec<EmailKey> = user
             .email_addresses
             .into_iter()

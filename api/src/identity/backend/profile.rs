@@ -2,8 +2,7 @@
 //! and last name where Clerk has them, else the primary email address. Used only in
 //! owner-audience responses; the name is never logged, stored or put in an error.
 
-use super::{is_plausible_user_id, BackendClient, LookupError};
-use reqwest::StatusCode;
+use super::{BackendClient, LookupError};
 use serde::Deserialize;
 
 /// Longer names are cut (in characters) so that a page stays a page.
@@ -57,18 +56,11 @@ impl BackendClient {
     }
 
     async fn fetch_display_name(&self, user_id: &str) -> Result<Option<String>, LookupError> {
-        if !is_plausible_user_id(user_id) {
-            return Ok(None);
+        match self.user::<Profile>(user_id).await {
+            Ok(profile) => Ok(profile.display_name()),
+            Err(LookupError::UserGone) => Ok(None),
+            Err(e) => Err(e),
         }
-        let response = self.get(&format!("/v1/users/{user_id}")).await?;
-        match response.status() {
-            StatusCode::OK => {}
-            StatusCode::NOT_FOUND => return Ok(None),
-            other => return Err(LookupError::Unavailable(format!("users endpoint answered {}", other.as_u16()))),
-        }
-        let profile: Profile =
-            response.json().await.map_err(|_| LookupError::Unavailable("unexpected user body".into()))?;
-        Ok(profile.display_name())
     }
 }
 
