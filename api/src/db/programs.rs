@@ -60,7 +60,7 @@ pub struct Summary {
     pub active: i64,
     /// Unexpired issued invitations without a delivery record.
     pub not_sent: i64,
-    /// Unexpired issued invitations expiring within 48 hours.
+    /// Unexpired issued invitations expiring within `EXPIRING_WITHIN_HOURS` (48).
     pub expiring_soon: i64,
     pub notice: Option<NoticeRow>,
     pub has_content: bool,
@@ -103,11 +103,12 @@ pub async fn with_summaries(
               count(*) FILTER (WHERE state = 'active') AS active, count(*) AS entries \
               FROM entries WHERE program_id = p.id) s \
          CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE delivery_recorded_at IS NULL) AS not_sent, \
-              count(*) FILTER (WHERE expires_at <= $3::timestamptz + interval '48 hours') AS expiring_soon \
+              count(*) FILTER (WHERE expires_at <= $3::timestamptz + interval '{soon} hours') AS expiring_soon \
               FROM invitations WHERE program_id = p.id AND state = 'issued' AND expires_at > $3) o \
          WHERE p.workspace_id = $1 AND ($2::uuid IS NULL OR p.id = $2) ORDER BY p.created_at, p.id",
         columns = program_columns.join(", "),
         seats = seats_expr("p.id", "$3"),
+        soon = shared::queue::EXPIRING_WITHIN_HOURS,
     );
     let stmt = tx.prepare_cached(&sql).await?;
     let width = program_columns.len();
