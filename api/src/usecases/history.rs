@@ -1,22 +1,39 @@
 //! The owner's read of a program's audit history, page by page in either order and
 //! narrowed by event type and actor, and the names of the owners who acted in it.
-//! Policy: the events are read under the owner read's shared locks; names are looked up
-//! after that transaction has ended (never a network call under a lock), only for staff
-//! members of the program's own workspace, and an applicant is never named.
+//! Policy: the events and their acting staff members are read under the owner read's
+//! shared locks, in one transaction; names are looked up after it has ended (never a
+//! network call under a lock), only for staff members of the program's own workspace, and
+//! an applicant is never named.
 
 use super::owner::{self, Scope};
 use super::ReadError;
 use crate::db::audit::{self, EventRow};
 use crate::db::{staff, DbError};
 use crate::identity::OwnerNames;
-use deadpool_postgres::Pool;
+use deadpool_postgres::{Pool, Transaction};
 use std::collections::HashMap;
 use uuid::Uuid;
 
 pub use crate::db::audit::{EventFilter, Start};
 
-/// Up to `limit` events from `start` in its direction that match `filter`, and whether
-/// more follow.
+/// The staff members who acted in some events, with their Clerk user ids: read in the
+/// events' own transaction, named after it ([`owner_names`]).
+#[derive(Debug, Default)]
+pub struct Actors(Vec<(Uuid, String)>);
+
+/// The acting owners of `events` that belong to the program's workspace.
+pub async fn actors(tx: &Transaction<'_>, program_id: Uuid, events: &[EventRow]) -> Result<Actors, DbError> {
+    let mut staff_ids: Vec<Uuid> = events.iter().filter_map(|e| e.actor_staff_id).collect();
+    if staff_ids.is_empty() {
+        return Ok(Actors::default());
+    }
+    staff_ids.sort_unstable();
+    staff_ids.dedup();
+    Ok(Actors(staff::of_program(tx, program_id, &staff_ids).await?))
+}
+
+/// Up to `limit` events from `start` in its direction that match `filter`, whether more
+/// follow, and who of the owners acted in them.
 pub async fn events(
     pool: &Pool,
     user_id: &str,
@@ -24,35 +41,23 @@ pub async fn events(
     start: Start,
     filter: &EventFilter,
     limit: i64,
-) -> Result<(Vec<EventRow>, bool), ReadError> {
-    let mut rows = owner::read::<_, ReadError, _>(pool, user_id, Scope::Program(program_id), async |o| {
-        Ok(audit::page(o.tx, o.program.id, start, filter, limit + 1).await?)
+) -> Result<(Vec<EventRow>, bool, Actors), ReadError> {
+    let (mut rows, actors) = owner::read::<_, ReadError, _>(pool, user_id, Scope::Program(program_id), async |o| {
+        // One row more than asked tells whether another page follows; it is not shown.
+        let rows = audit::page(o.tx, o.program.id, start, filter, limit + 1).await?;
+        let shown = &rows[..rows.len().min(limit as usize)];
+        let actors = actors(o.tx, o.program.id, shown).await?;
+        Ok((rows, actors))
     })
     .await?;
     let more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
-    Ok((rows, more))
+    Ok((rows, more, actors))
 }
 
-/// The display names of the owners who acted in `events` (already read by an owner of
-/// `program_id`), by staff member id; an owner the provider cannot name is left out.
-pub async fn owner_names(
-    pool: &Pool,
-    names: &OwnerNames,
-    program_id: Uuid,
-    events: &[EventRow],
-) -> Result<HashMap<Uuid, String>, ReadError> {
-    let mut staff_ids: Vec<Uuid> = events.iter().filter_map(|e| e.actor_staff_id).collect();
-    if staff_ids.is_empty() {
-        return Ok(HashMap::new());
-    }
-    staff_ids.sort_unstable();
-    staff_ids.dedup();
-    let members = {
-        let client = pool.get().await.map_err(DbError::from)?;
-        staff::of_program(&client, program_id, &staff_ids).await?
-        // The connection goes back to the pool here, before any lookup.
-    };
-    let by_user = names.resolve(members.iter().map(|(_, user)| user.as_str())).await;
-    Ok(members.into_iter().filter_map(|(id, user)| by_user.get(&user).map(|n| (id, n.clone()))).collect())
+/// The display names of `actors`, by staff member id; an owner the provider cannot name
+/// is left out. Call it after the read's transaction has ended: it may ask the provider.
+pub async fn owner_names(names: &OwnerNames, actors: Actors) -> HashMap<Uuid, String> {
+    let by_user = names.resolve(actors.0.iter().map(|(_, user)| user.as_str())).await;
+    actors.0.into_iter().filter_map(|(id, user)| by_user.get(&user).map(|n| (id, n.clone()))).collect()
 }

@@ -42,17 +42,22 @@ pub struct EntryDetail {
     pub invitations: Vec<InvitationRow>,
     pub grant: Option<GrantRow>,
     pub events: Vec<EventRow>,
+    /// The owners who acted in `events`, to be named after the read.
+    pub actors: super::history::Actors,
 }
 
 pub async fn detail(pool: &Pool, user_id: &str, program_id: Uuid, entry_id: Uuid) -> Result<EntryDetail, ReadError> {
     owner::read(pool, user_id, Scope::Program(program_id), async |o| {
         let (entry, notice) = queue::one(o.tx, o.program.id, entry_id).await?.ok_or(ReadError::NotFound)?;
+        let events = audit::of_entry(o.tx, o.program.id, entry_id).await?;
+        let actors = super::history::actors(o.tx, o.program.id, &events).await?;
         Ok(EntryDetail {
             entry,
             notice,
             invitations: invitations::of_entry(o.tx, entry_id).await?,
             grant: grants::of_entry(o.tx, entry_id).await?,
-            events: audit::of_entry(o.tx, o.program.id, entry_id).await?,
+            events,
+            actors,
         })
     })
     .await

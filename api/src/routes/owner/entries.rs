@@ -117,7 +117,8 @@ async fn page(state: &AppState, session: &Session, program_id: Uuid, query: Entr
 async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
     let d = queue::detail(&state.pool, &session.user_id, program_id, entry_id).await?;
-    let names = history::owner_names(&state.pool, &state.identity.names, program_id, &d.events).await?;
+    // After the read's transaction: the lookups hold no lock.
+    let names = history::owner_names(&state.identity.names, d.actors).await;
     let flags = d.entry.flags();
     Ok(HttpResponse::Ok().json(EntryDetail {
         id: d.entry.id,

@@ -95,8 +95,9 @@ async fn list(
     let order = query.order.unwrap_or_default();
     let from = start(order, query.cursor.as_deref())?;
     let filter = filter(query.group, query.actor);
-    let (events, more) = history::events(&state.pool, &session.user_id, *id, from, &filter, limit).await?;
-    let names = history::owner_names(&state.pool, &state.identity.names, *id, &events).await?;
+    let (events, more, actors) = history::events(&state.pool, &session.user_id, *id, from, &filter, limit).await?;
+    // After the read's transaction: the lookups hold no lock.
+    let names = history::owner_names(&state.identity.names, actors).await;
     let next_cursor = if more { events.last().map(|e| encode_cursor(order, e.id)) } else { None };
     let events = events.into_iter().map(|e| views::event(e, &names)).collect();
     Ok(HttpResponse::Ok().json(EventPage { events, next_cursor }))
