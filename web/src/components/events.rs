@@ -58,26 +58,46 @@ pub fn FilteredEvents(events: Vec<AuditEvent>) -> impl IntoView {
             view! { <EventList events=list/> }.into_any()
         }
     };
+    view! {
+        <HistoryFilters prefix="history" label="Filter this history" class="filters"
+            group=Callback::new(move |v| group.set(v)) actor=Callback::new(move |v| actor.set(v))/>
+        {shown}
+    }
+}
+
+/// The history's two filters, as selects with the ids `{prefix}-group` ("About": a group
+/// of event types) and `{prefix}-actor` ("Who": a kind of actor); each change hands over
+/// the chosen value, `""` for any. `children` are further controls in the same group.
+#[component]
+pub fn HistoryFilters(
+    prefix: &'static str,
+    label: &'static str,
+    class: &'static str,
+    group: Callback<String>,
+    actor: Callback<String>,
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView {
     let groups = EventGroup::ALL.map(|g| view! { <option value=g.as_str()>{g.label()}</option> }).collect_view();
     let actors = EventActor::ALL.map(|a| view! { <option value=a.as_str()>{a.label()}</option> }).collect_view();
+    let (group_id, actor_id) = (format!("{prefix}-group"), format!("{prefix}-actor"));
     view! {
-        <div class="filters" role="group" aria-label="Filter this history">
+        <div class=class role="group" aria-label=label>
             <div>
-                <label for="history-group">"About"</label>
-                <select id="history-group" on:change=move |ev| group.set(event_target_value(&ev))>
+                <label for=group_id.clone()>"About"</label>
+                <select id=group_id on:change=move |ev| group.run(event_target_value(&ev))>
                     <option value="">"Everything"</option>
                     {groups}
                 </select>
             </div>
             <div>
-                <label for="history-actor">"Who"</label>
-                <select id="history-actor" on:change=move |ev| actor.set(event_target_value(&ev))>
+                <label for=actor_id.clone()>"Who"</label>
+                <select id=actor_id on:change=move |ev| actor.run(event_target_value(&ev))>
                     <option value="">"Anyone"</option>
                     {actors}
                 </select>
             </div>
+            {children.map(|c| c())}
         </div>
-        {shown}
     }
 }
 

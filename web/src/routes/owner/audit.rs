@@ -6,13 +6,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use shared::api::EventPage;
-use shared::history::{EventActor, EventGroup, EventOrder};
+use shared::history::EventOrder;
 use shared::trust::AuditCheckpoint;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
 use crate::components::download::save_text;
-use crate::components::events::EventList;
+use crate::components::events::{EventList, HistoryFilters};
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
 use crate::components::set_title;
@@ -55,21 +55,8 @@ pub fn Audit() -> impl IntoView {
             {move || id.get().map(|id| view! { <ProgramNav id section="Audit log"/> })}
             <h1>"Audit log"</h1>
             <p class="muted">"Every change to this program and its entries. Events hold ids, states and reason codes only; owners are named as the sign-in service knows them."</p>
-            <div class="card filters" role="group" aria-label="Filter the audit log">
-                <div>
-                    <label for="audit-group">"About"</label>
-                    <select id="audit-group" on:change=move |ev| refilter(group, event_target_value(&ev))>
-                        <option value="">"Everything"</option>
-                        {EventGroup::ALL.map(|g| view! { <option value=g.as_str()>{g.label()}</option> }).collect_view()}
-                    </select>
-                </div>
-                <div>
-                    <label for="audit-actor">"Who"</label>
-                    <select id="audit-actor" on:change=move |ev| refilter(actor, event_target_value(&ev))>
-                        <option value="">"Anyone"</option>
-                        {EventActor::ALL.map(|a| view! { <option value=a.as_str()>{a.label()}</option> }).collect_view()}
-                    </select>
-                </div>
+            <HistoryFilters prefix="audit" label="Filter the audit log" class="card filters"
+                group=Callback::new(move |v| refilter(group, v)) actor=Callback::new(move |v| refilter(actor, v))>
                 <div>
                     <label for="audit-order">"Order"</label>
                     <select id="audit-order" on:change=move |ev| {
@@ -80,7 +67,7 @@ pub fn Audit() -> impl IntoView {
                         <option value="asc" selected=move || !newest()>"Oldest first"</option>
                     </select>
                 </div>
-            </div>
+            </HistoryFilters>
             {loaded(page, move |r| match r {
                         Ok(pg) if pg.events.is_empty() => view! { <Empty><p>"No events match."</p></Empty> }.into_any(),
                         Ok(pg) => view! {
