@@ -40,6 +40,9 @@ pub struct Settings {
     pub metrics_addr: Option<String>,
     /// Webhook delivery and the outbox worker.
     pub integrations: IntegrationSettings,
+    /// Lottery draws: the beacon chain (`DRAND_*`, quicknet by default), the relay, and
+    /// `DRAW_CLOSE_MARGIN_SECONDS`.
+    pub draws: crate::usecases::draws::DrawConfig,
 }
 
 /// How the outbox worker delivers. Production uses the defaults; the development-only
@@ -179,6 +182,7 @@ impl Settings {
                 lease_secs: number("OUTBOX_LEASE_SECS", 60)?,
                 api_key_rate_per_minute: number("API_KEY_RATE_PER_MINUTE", 600)?,
             },
+            draws: draws_from_env()?,
         };
         settings.validate()?;
         Ok(settings)
@@ -233,6 +237,35 @@ impl Settings {
     pub fn is_local_identity(&self) -> bool {
         self.identity_dev_url.is_some()
     }
+}
+
+/// The lottery's beacon (issue 29): `DRAND_PUBLIC_KEY` (hex), `DRAND_GENESIS` (Unix
+/// seconds) and `DRAND_PERIOD` (seconds) name a chain together or not at all (quicknet);
+/// `DRAND_SCHEME` defaults to quicknet's. `DRAND_RELAY_URL` (optional) is the chain's
+/// base URL at a drand HTTP relay. `DRAW_CLOSE_MARGIN_SECONDS` (default 10) is how long
+/// after the close the draw's round may be scheduled at the earliest.
+fn draws_from_env() -> Result<crate::usecases::draws::DrawConfig, ConfigError> {
+    use crate::drand::{Chain, QUICKNET_SCHEME};
+    let scheme = var("DRAND_SCHEME").unwrap_or_else(|| QUICKNET_SCHEME.to_owned());
+    let chain = match (var("DRAND_PUBLIC_KEY"), var("DRAND_GENESIS"), var("DRAND_PERIOD")) {
+        (None, None, None) if scheme == QUICKNET_SCHEME => Chain::quicknet(),
+        (Some(key), Some(_), Some(_)) => {
+            let key = hex::decode(key).map_err(|_| err("DRAND_PUBLIC_KEY must be hex"))?;
+            let genesis: i64 = number("DRAND_GENESIS", 0)?;
+            let period: u32 = number("DRAND_PERIOD", 0)?;
+            Chain::new(key, genesis, period, &scheme).map_err(|e| err(format!("DRAND_*: {e}")))?
+        }
+        _ => return Err(err("DRAND_PUBLIC_KEY, DRAND_GENESIS and DRAND_PERIOD are set together, or none (quicknet)")),
+    };
+    let relay = var("DRAND_RELAY_URL");
+    if relay.as_deref().is_some_and(|r| !(r.starts_with("https://") || r.starts_with("http://"))) {
+        return Err(err("DRAND_RELAY_URL must be an http(s) URL"));
+    }
+    let margin: u64 = number("DRAW_CLOSE_MARGIN_SECONDS", 10)?;
+    if margin > 3600 {
+        return Err(err("DRAW_CLOSE_MARGIN_SECONDS must be at most 3600"));
+    }
+    Ok(crate::usecases::draws::DrawConfig { chain, margin: std::time::Duration::from_secs(margin), relay })
 }
 
 /// True for URLs whose host is a loopback name or address.
@@ -302,6 +335,11 @@ mod production_tests {
             db_pool_size: 16,
             metrics_addr: None,
             integrations: IntegrationSettings::default(),
+            draws: crate::usecases::draws::DrawConfig {
+                chain: crate::drand::Chain::quicknet(),
+                margin: std::time::Duration::from_secs(10),
+                relay: None,
+            },
         }
     }
 

@@ -27,6 +27,7 @@ pub mod config;
 pub mod crypto;
 pub mod db;
 pub mod domain;
+pub mod drand;
 pub mod draw;
 pub mod http;
 pub mod identity;

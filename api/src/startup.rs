@@ -40,6 +40,7 @@ impl Application {
         tracing::info!(web_app = %crate::assets::Assets::new(settings.static_dir.as_deref()).describe(), "serving the SPA");
         let state = web::Data::new(AppState { settings, pool, identity, shutdown: Shutdown::new() });
         spawn_pruner(&state);
+        spawn_draw_closer(&state);
         crate::outbox::spawn(&state);
         let metrics = match metrics_listener {
             Some(l) => Some((l.local_addr()?.port(), routes::metrics::serve(l, state.clone())?)),
@@ -107,6 +108,29 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
     .listen(listener)?
     .run();
     Ok(server)
+}
+
+/// Closes lottery draws whose entries are due to close (`usecases::draws::close_due`): it
+/// looks every second, or sooner when the next close is nearer, so a draw is frozen well
+/// within the margin before its beacon round. Every instance runs one; the draw's row
+/// lock makes a close happen once.
+fn spawn_draw_closer(state: &web::Data<AppState>) {
+    let pool = state.pool.clone();
+    state.shutdown.spawn_worker("draw closer", move |stop| async move {
+        loop {
+            let wait = match crate::usecases::draws::close_due(&pool).await {
+                Ok((_, next)) => next.map_or(Duration::from_secs(1), |n| n.min(Duration::from_secs(1))),
+                Err(e) => {
+                    tracing::warn!(error = %e, "closing due draws failed");
+                    Duration::from_secs(1)
+                }
+            };
+            tokio::select! {
+                _ = stop.cancelled() => break,
+                _ = tokio::time::sleep(wait.max(Duration::from_millis(20))) => {}
+            }
+        }
+    });
 }
 
 /// Drops stale rate-limit windows and used proof-of-work solutions of expired challenges

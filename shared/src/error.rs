@@ -69,6 +69,10 @@ pub enum ErrorCode {
     InvalidProgramIds,
     InvalidName,
     InvalidScopes,
+    /// A draw's `closesAt` in the past or more than 90 days ahead.
+    InvalidClosesAt,
+    /// A pasted beacon that is not the draw's round, not hex, or whose signature does not verify.
+    InvalidBeacon,
     // 401
     SignedOut,
     /// The admission hook's call had a wrong or stale signature, or a replayed id.
@@ -104,6 +108,13 @@ pub enum ErrorCode {
     DrawAlreadyRun,
     DrawNoCandidates,
     DrawSeatsInsufficient,
+    /// The draw's entries have not closed yet.
+    DrawNotClosed,
+    DrawCancelled,
+    /// The draw's beacon round is not due yet.
+    BeaconNotDue,
+    /// No relay is configured, or it did not answer with the round: paste the signature.
+    BeaconUnavailable,
     // 413, 415
     PayloadTooLarge,
     UnsupportedMediaType,

@@ -72,7 +72,7 @@ impl EventGroup {
         use EventType::*;
         match kind {
             Signup | Withdrawn | Redacted | Erased => EventGroup::Signups,
-            Selected | Declined | DrawOpened | DrawRun => EventGroup::Decisions,
+            Selected | Declined | DrawOpened | DrawRun | DrawClosed | DrawCancelled => EventGroup::Decisions,
             InviteIssued | DeliveryRecorded | InviteRevoked | InviteExpired | CohortCodeCreated | CohortCodeRevoked => {
                 EventGroup::Invitations
             }

@@ -6,6 +6,7 @@ pub mod api;
 pub mod clerk_sync;
 pub mod cohort;
 pub mod draw_filter;
+pub mod draws;
 pub mod edge;
 pub mod email;
 pub mod error;

@@ -228,12 +228,17 @@ pub enum EventType {
     Erased,
     /// A lottery draw froze its candidates and published its commitment.
     DrawOpened,
-    /// A lottery draw revealed its seed and selected its winners.
+    /// A lottery draw revealed its seed (formats 1 and 2) or took its beacon round's
+    /// randomness (format 3) and selected its winners.
     DrawRun,
+    /// A lottery draw's tickets and exclusions were frozen (format 3).
+    DrawClosed,
+    /// A lottery draw was cancelled before it ran.
+    DrawCancelled,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 19] = [
+    pub const ALL: [EventType; 21] = [
         EventType::NoticePublished,
         EventType::Signup,
         EventType::Selected,
@@ -253,6 +258,8 @@ impl EventType {
         EventType::Erased,
         EventType::DrawOpened,
         EventType::DrawRun,
+        EventType::DrawClosed,
+        EventType::DrawCancelled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -276,6 +283,8 @@ impl EventType {
             EventType::Erased => "erased",
             EventType::DrawOpened => "draw_opened",
             EventType::DrawRun => "draw_run",
+            EventType::DrawClosed => "draw_closed",
+            EventType::DrawCancelled => "draw_cancelled",
         }
     }
 }

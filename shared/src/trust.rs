@@ -123,16 +123,20 @@ pub struct OwnDrawTicket {
     pub draw_id: Uuid,
     /// SHA-256(program id ‖ entry id), lowercase hex.
     pub ticket: String,
-    /// `open` (not run yet) or `run`.
+    /// `open`, `closed` (frozen, the beacon round awaited), `run` or `cancelled`.
     pub draw_state: String,
-    /// Whether this ticket was among the winners (false while the draw is open).
+    /// Whether this ticket was among the winners (false until the draw has run).
     pub drawn: bool,
+    /// Whether the ticket was excluded at the close (the entry had left the queue).
+    #[serde(default)]
+    pub excluded: bool,
 }
 
 pub use crate::draw_filter::{DrawFilter, FlagFilter};
 
-/// The `format` of a [`DrawRecord`] opened today: it names its [`DrawFilter`], and its
-/// tickets hash covers the filter (see `api/src/draw.rs`).
+/// The `format` of a [`DrawRecord`] of a draw opened between migrations V53 and V110: it
+/// names its [`DrawFilter`], and its tickets hash covers the filter (see
+/// `api/src/draw/seeded.rs`). Draws opened since are format 3 ([`crate::draws`]).
 pub const DRAW_FORMAT: &str = "vestibule-draw/2";
 
 /// The `format` of records of draws opened before filters existed (all over every
@@ -156,6 +160,11 @@ pub struct OpenDrawRequest {
     /// Only entries carrying this flag, or (`unflagged`) carrying none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flag: Option<FlagFilter>,
+    /// When entries close (RFC 3339, in the future, within 90 days); absent: at once.
+    /// Until then, new signups matching the rule join the draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub closes_at: Option<Timestamp>,
 }
 
 impl OpenDrawRequest {
@@ -170,18 +179,30 @@ impl OpenDrawRequest {
 #[serde(rename_all = "camelCase")]
 pub struct DrawSummary {
     pub id: Uuid,
-    /// `open` or `run`.
-    pub state: String,
+    /// The record format: 3 (public randomness), or 1 and 2 (a server seed, before V110).
+    pub format: i16,
+    pub state: crate::draws::DrawState,
     pub winners: i32,
     /// Which waiting entries it is over (draws opened before filters: every one).
     pub filter: DrawFilter,
+    /// Tickets so far (format 3: those frozen at the opening until the close).
     pub candidates: i32,
-    pub seed_commitment: String,
-    pub tickets_hash: String,
+    /// Formats 1 and 2 only.
+    pub seed_commitment: Option<String>,
+    /// Format 3: after the close.
+    pub tickets_hash: Option<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub opened_at: Timestamp,
+    /// Format 3: when entries close, and the beacon round with its scheduled time.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub closes_at: Option<Timestamp>,
+    pub round: Option<u64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub round_at: Option<Timestamp>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub run_at: Option<Timestamp>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub cancelled_at: Option<Timestamp>,
 }
 
 /// Everything needed to recompute a draw offline (`vestibule verify-draw FILE`): the

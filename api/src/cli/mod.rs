@@ -5,6 +5,7 @@ mod owner;
 pub mod redact;
 pub mod verify;
 pub mod verify_chain;
+pub mod verify_draws;
 pub mod verify_erasure;
 
 use crate::config::Settings;
@@ -34,8 +35,8 @@ enum Command {
         #[arg(long, num_args = 1.., value_name = "FILE")]
         checkpoint: Vec<std::path::PathBuf>,
     },
-    /// Recompute a downloaded lottery draw record offline (no database needed), its
-    /// filter included.
+    /// Recompute a downloaded lottery draw record offline (no database needed): its rule,
+    /// tickets, chained exclusions, beacon signature and winners.
     VerifyDraw {
         #[arg(value_name = "FILE")]
         file: std::path::PathBuf,
@@ -112,33 +113,70 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `vestibule verify-draw FILE`: one line per finding, failure when any.
+/// `vestibule verify-draw FILE`: one line per finding, failure when any; for a draw that
+/// has run, one `winner N TICKET` line per winner in draw order (the lines
+/// `tools/verify_draw.py` prints too).
 fn verify_draw(file: &std::path::Path) -> anyhow::Result<()> {
     use anyhow::Context as _;
+    use shared::draws::AnyDrawRecord;
     let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let record: shared::trust::DrawRecord =
-        serde_json::from_str(&text).with_context(|| format!("{} is not a draw record", file.display()))?;
+    let record = crate::draw::parse_record(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let problems = crate::draw::verify(&record);
     for p in &problems {
         println!("FAIL  {p}");
     }
-    if !problems.is_empty() {
-        anyhow::bail!("draw {} does not verify", record.draw_id);
+    match &record {
+        AnyDrawRecord::Beacon(r) if problems.is_empty() => {
+            let chain = if r.beacon.public_key == crate::drand::QUICKNET_PUBLIC_KEY
+                && r.beacon.genesis == crate::drand::QUICKNET_GENESIS
+                && r.beacon.period == crate::drand::QUICKNET_PERIOD
+            {
+                "drand quicknet".to_owned()
+            } else {
+                format!(
+                    "a drand chain other than quicknet (key {}…)",
+                    &r.beacon.public_key[..16.min(r.beacon.public_key.len())]
+                )
+            };
+            println!(
+                "ok    draw {} ({}) over {}: fixed at the opening, round {} of {chain} due {}; {} tickets, {} excluded \
+                 each by a chained event, {} drawn as recomputed",
+                r.draw_id,
+                r.state,
+                r.filter.describe(),
+                r.beacon.round,
+                r.beacon.round_at,
+                r.tickets.len(),
+                r.excluded.len(),
+                r.drawn.len()
+            );
+            for (i, t) in r.drawn.iter().enumerate() {
+                println!("winner {} {t}", i + 1);
+            }
+            Ok(())
+        }
+        AnyDrawRecord::Seeded(r) if problems.is_empty() => {
+            let over = match &r.filter {
+                Some(filter) => format!("{}, filter committed", filter.describe()),
+                None => "every waiting entry (format 1, before filters)".to_owned(),
+            };
+            match r.seed {
+                Some(_) => println!(
+                    "ok    draw {} over {over}: seed matches its commitment, {} tickets match their hash, {} drawn as recomputed",
+                    r.draw_id,
+                    r.tickets.len(),
+                    r.drawn.len()
+                ),
+                None => println!("ok    draw {} ({}) over {over}: {} tickets match their hash", r.draw_id, r.state, r.tickets.len()),
+            }
+            for (i, t) in r.drawn.iter().enumerate() {
+                println!("winner {} {t}", i + 1);
+            }
+            Ok(())
+        }
+        AnyDrawRecord::Beacon(r) => anyhow::bail!("draw {} does not verify", r.draw_id),
+        AnyDrawRecord::Seeded(r) => anyhow::bail!("draw {} does not verify", r.draw_id),
     }
-    let over = match &record.filter {
-        Some(filter) => format!("{}, filter committed", filter.describe()),
-        None => "every waiting entry (format 1, before filters)".to_owned(),
-    };
-    match record.seed {
-        Some(_) => println!(
-            "ok    draw {} over {over}: seed matches its commitment, {} tickets match their hash, {} drawn as recomputed",
-            record.draw_id,
-            record.tickets.len(),
-            record.drawn.len()
-        ),
-        None => println!("ok    draw {} (open) over {over}: {} tickets match their hash", record.draw_id, record.tickets.len()),
-    }
-    Ok(())
 }
 
 async fn serve() -> anyhow::Result<()> {

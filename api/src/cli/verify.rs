@@ -10,7 +10,8 @@
 //! enabled), and the audit history in commit order per program (ids and times rise
 //! together) with one `signup` per entry.
 //! Then every audit chain is recomputed, and each checkpoint given is proved a prefix of
-//! today's chain (`verify_chain`).
+//! today's chain (`verify_chain`); erasures are checked (`verify_erasure`), and every
+//! lottery draw on public randomness is recomputed from its rows (`verify_draws`).
 
 use super::verify_chain::{self, SavedCheckpoint};
 use anyhow::Context;
@@ -163,9 +164,10 @@ pub async fn verify(database_url: &str, checkpoints: &[SavedCheckpoint]) -> anyh
         }
     }
     let chain_failures = verify_chain::verify(&client, checkpoints).await?
-        + super::verify_erasure::verify(&client, database_url).await?;
+        + super::verify_erasure::verify(&client, database_url).await?
+        + super::verify_draws::verify(&client, database_url).await?;
     println!(
-        "{} checks, {failed} failed; audit chains, checkpoints and erasures: {chain_failures} failed",
+        "{} checks, {failed} failed; audit chains, checkpoints, erasures and draws: {chain_failures} failed",
         CHECKS.len()
     );
     Ok(failed + chain_failures)

@@ -40,7 +40,8 @@ impl Actor {
 }
 
 /// One allowed detail value: an id, a state or reason code (a `&'static str` from an
-/// allow-list), a number, a flag or a time.
+/// allow-list), a number, a flag, a time, or a SHA-256 of our own values (a draw's
+/// commitments, as lowercase hex).
 #[derive(Debug, Clone)]
 pub enum Detail {
     Id(Uuid),
@@ -48,6 +49,7 @@ pub enum Detail {
     Number(i64),
     Flag(bool),
     Time(DateTime<Utc>),
+    Hash([u8; 32]),
 }
 
 impl From<Detail> for Value {
@@ -58,6 +60,7 @@ impl From<Detail> for Value {
             Detail::Number(n) => Value::from(n),
             Detail::Flag(b) => Value::Bool(b),
             Detail::Time(t) => Value::String(crate::time::rfc3339(t)),
+            Detail::Hash(h) => Value::String(hex::encode(h)),
         }
     }
 }

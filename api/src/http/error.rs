@@ -299,6 +299,13 @@ impl From<DrawError> for ApiError {
             DrawError::AlreadyRun => conflict(ErrorCode::DrawAlreadyRun),
             DrawError::NoCandidates => conflict(ErrorCode::DrawNoCandidates),
             DrawError::SeatsInsufficient => conflict(ErrorCode::DrawSeatsInsufficient),
+            DrawError::NotClosed => conflict(ErrorCode::DrawNotClosed),
+            DrawError::Cancelled => conflict(ErrorCode::DrawCancelled),
+            DrawError::BeaconNotDue => conflict(ErrorCode::BeaconNotDue),
+            DrawError::BeaconUnavailable => conflict(ErrorCode::BeaconUnavailable),
+            DrawError::InvalidClosesAt => ApiError::BadRequest(ErrorCode::InvalidClosesAt),
+            DrawError::InvalidBeacon => ApiError::BadRequest(ErrorCode::InvalidBeacon),
+            DrawError::InvalidReason => ApiError::BadRequest(ErrorCode::InvalidReasonCode),
             DrawError::Db(e) => e.into(),
         }
     }

@@ -74,8 +74,9 @@ fn own_ticket(t: &OwnTicket) -> OwnDrawTicket {
     OwnDrawTicket {
         draw_id: t.draw_id,
         ticket: hex::encode(&t.ticket),
-        draw_state: if t.run { "run" } else { "open" }.to_owned(),
+        draw_state: t.state.as_str().to_owned(),
         drawn: t.drawn,
+        excluded: t.excluded,
     }
 }
 

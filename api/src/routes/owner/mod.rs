@@ -57,6 +57,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(draws::list)
         .service(draws::get)
         .service(draws::run)
+        .service(draws::cancel)
         .service(cohort_codes::create)
         .service(cohort_codes::list)
         .service(cohort_codes::read)

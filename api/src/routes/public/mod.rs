@@ -3,6 +3,7 @@
 
 mod challenge;
 mod config;
+mod draws;
 mod programs;
 mod signup;
 
@@ -13,5 +14,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(crate::openapi::serve)
         .service(programs::read)
         .service(signup::signup)
-        .service(challenge::challenge);
+        .service(challenge::challenge)
+        .service(draws::list)
+        .service(draws::get);
 }

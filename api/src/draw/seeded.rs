@@ -1,6 +1,8 @@
-//! The lottery's arithmetic (issue 16), shared by the server and `vestibule verify-draw`
-//! so a record can be recomputed offline. A ticket is SHA-256(program id ‖ entry id)
-//! (16 + 16 bytes); the commitment is SHA-256(seed) and the tickets hash; the draw order
+//! Draws of formats 1 and 2 (issue 16, opened before migration V110): a server seed,
+//! committed at the opening and revealed by the run. New draws are format 3
+//! ([`super::beacon`]); these records stay verifiable exactly as they were downloaded, and
+//! a draw of these formats still open at the upgrade runs as before. A ticket is
+//! SHA-256(program id ‖ entry id); the commitment is SHA-256(seed) and the tickets hash; the draw order
 //! is ascending HMAC-SHA256(key = seed, message = ticket), and the winners are the first
 //! `winners` tickets of that order that were still eligible (waiting) when the draw ran.
 //!
@@ -12,7 +14,7 @@
 //! applied once, at opening, when the tickets are frozen; running only skips entries no
 //! longer waiting (flags are set at admission and do not change).
 //!
-//! **Record formats.** `vestibule-draw/2` (every draw opened since migration V53) names
+//! **Record formats.** `vestibule-draw/2` (draws opened between migrations V53 and V110) names
 //! its filter, and its tickets hash is SHA-256(filter line ‖ sorted tickets), the filter
 //! line being the UTF-8 text `vestibule-draw/2\nsource=<source>\nflag=<flag>\n` with an
 //! empty value for an absent part (a source is never empty, so this is unambiguous). The
@@ -22,22 +24,10 @@
 //! over every waiting entry) has no filter and hashes the sorted tickets alone; such
 //! records verify exactly as before.
 
+use super::{parse, sha256, Hash};
 use ring::{digest, hmac};
 use shared::trust::{DrawFilter, DrawRecord, DRAW_FORMAT, DRAW_FORMAT_V1};
 use std::collections::HashSet;
-use uuid::Uuid;
-
-pub type Hash = [u8; 32];
-
-fn sha256(parts: &[&[u8]]) -> Hash {
-    let mut ctx = digest::Context::new(&digest::SHA256);
-    parts.iter().for_each(|p| ctx.update(p));
-    ctx.finish().as_ref().try_into().expect("SHA-256 is 32 bytes")
-}
-
-pub fn ticket(program_id: Uuid, entry_id: Uuid) -> Hash {
-    sha256(&[&program_id.as_bytes()[..], &entry_id.as_bytes()[..]])
-}
 
 pub fn commitment(seed: &[u8]) -> Hash {
     sha256(&[seed])
@@ -74,10 +64,6 @@ pub fn winners(seed: &[u8], tickets: &[Hash], ineligible: &HashSet<Hash>, n: usi
     order(seed, tickets).into_iter().filter(|t| !ineligible.contains(t)).take(n).collect()
 }
 
-fn parse(hex_text: &str) -> Option<Hash> {
-    hex::decode(hex_text).ok()?.try_into().ok()
-}
-
 /// Recomputes a draw record; returns what does not hold (empty: it verifies).
 pub fn verify(record: &DrawRecord) -> Vec<String> {
     let mut problems = Vec::new();
@@ -106,7 +92,7 @@ pub fn verify(record: &DrawRecord) -> Vec<String> {
         });
     }
     match (&record.state[..], &record.seed) {
-        ("open", None) => {}
+        ("open" | "cancelled", None) => {}
         ("run", Some(seed_hex)) => {
             let Ok(seed) = hex::decode(seed_hex) else {
                 problems.push("the seed is not hex".into());
@@ -136,8 +122,10 @@ pub fn verify(record: &DrawRecord) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::ticket;
     use super::*;
     use shared::trust::FlagFilter;
+    use uuid::Uuid;
 
     /// A run draw over ten tickets, one of them no longer waiting; format 2 when a filter
     /// is given, else format 1.
@@ -219,7 +207,7 @@ mod tests {
     #[test]
     fn a_format_1_record_downloaded_before_filters_still_verifies() {
         // Computed independently (Python's hashlib and hmac) in the format 1 rules.
-        let text = include_str!("../../e2e/tests/fixtures/draw-v1.json");
+        let text = include_str!("../../../e2e/tests/fixtures/draw-v1.json");
         let old: DrawRecord = serde_json::from_str(text).expect("a format 1 record parses");
         assert_eq!((old.format.as_str(), old.filter.as_ref()), (DRAW_FORMAT_V1, None));
         assert_eq!(verify(&old), Vec::<String>::new());
