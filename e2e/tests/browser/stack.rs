@@ -63,6 +63,8 @@ impl Stack {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
         let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
         let clerk = ClerkDev::start_for(&base).await;
+        // Lottery draws run on a local drand chain whose relay answers the SPA's "Run draw".
+        let relay = crate::common::drand::LocalChain::default_for_tests().relay();
         let settings = Settings {
             database_url: db_url,
             bind_addr: "127.0.0.1:0".into(),
@@ -83,6 +85,7 @@ impl Stack {
             db_pool_size: 8,
             metrics_addr: None,
             integrations: Default::default(),
+            draws: crate::common::drand::LocalChain::default_for_tests().config(Some(relay)),
         };
         let app = Application::build_with_listener(settings.clone(), listener).await.expect("server builds");
         tokio::spawn(app.run());

@@ -7,7 +7,8 @@
 
 use reqwest::Method;
 use serde_json::json;
-use shared::trust::{AuditCheckpoint, DrawRecord, PersonalDataExport};
+use shared::draws::{AnyDrawRecord, BeaconDrawRecord, DrawState};
+use shared::trust::{AuditCheckpoint, PersonalDataExport};
 use uuid::Uuid;
 
 use crate::browser::Browser;
@@ -49,10 +50,11 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.wait_text("the seed is revealed").await;
     b.click_button("Download record").await;
     let draw_file = until_file(b, "draw-").await;
-    let record: DrawRecord = serde_json::from_str(&draw_file).expect("a draw record");
-    assert_eq!((record.state.as_str(), record.tickets.len(), record.drawn.len()), ("run", 2, 1));
-    assert_eq!(record.filter.as_ref().and_then(|f| f.source.as_ref()).map(|s| s.as_str()), Some("newsletter"));
-    assert_eq!(api::draw::verify(&record), Vec::<String>::new(), "the downloaded record recomputes");
+    let record: BeaconDrawRecord = serde_json::from_str(&draw_file).expect("a draw record");
+    assert_eq!((record.state, record.tickets.len(), record.drawn.len()), (DrawState::Run, 2, 1));
+    assert_eq!(record.filter.source.as_ref().map(|s| s.as_str()), Some("newsletter"));
+    let any = AnyDrawRecord::Beacon(Box::new(record.clone()));
+    assert_eq!(api::draw::verify(&any), Vec::<String>::new(), "the downloaded record recomputes");
     assert!(!draw_file.contains('@'), "tickets reveal no email");
     b.check_page("draws-run").await;
 

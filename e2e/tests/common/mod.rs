@@ -4,6 +4,7 @@
 
 pub mod clerk;
 pub mod db;
+pub mod drand;
 
 /// The browser origin the API tests present; it is in `APP_ORIGINS` of every API test
 /// server. (Browser tests use the server's real `http://127.0.0.1:PORT` instead.)

@@ -11,6 +11,7 @@
 //! shared), so an `Owner` or a `Recipient` carries its own handle on the app.
 
 pub mod cohorts;
+pub mod draws;
 pub mod integrations;
 pub mod invitations;
 pub mod owner;
@@ -84,6 +85,7 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
             lease_secs: 60,
             api_key_rate_per_minute: 600,
         },
+        draws: crate::common::drand::LocalChain::default_for_tests().config(None),
     }
 }
 
