@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 
 use crate::auth;
 use crate::components::nav::Header;
-use crate::routes::{early_access, elsewhere, embed, home, me, not_found, owner, redeem, sign_in, waitlist};
+use crate::routes::{draws, early_access, elsewhere, embed, home, me, not_found, owner, redeem, sign_in, waitlist};
 
 /// `page!("review", owner::queue::Queue)`: the page in the bundle with that feature,
 /// [`elsewhere::Elsewhere`] in the others.
@@ -65,6 +65,7 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=not_found::NotFound>
                     <Route path=path!("/") view=page!("public", home::Home)/>
                     <Route path=path!("/waitlist/:slug") view=page!("public", waitlist::Waitlist)/>
+                    <Route path=path!("/waitlist/:slug/draws") view=page!("public", draws::Draws)/>
                     <Route path=path!("/sign-in") view=page!("public", sign_in::SignIn)/>
                     <Route path=path!("/me") view=page!("public", me::Me)/>
                     <Route path=path!("/redeem") view=page!("public", redeem::Redeem)/>

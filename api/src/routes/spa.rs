@@ -30,6 +30,7 @@ const SHELL_ROUTES: &[(&str, &str)] = &[
     ("/me", SHELL),
     ("/redeem", SHELL),
     ("/waitlist/{slug}", SHELL),
+    ("/waitlist/{slug}/draws", SHELL),
     ("/early-access/{slug}", SHELL),
     ("/owner", "review.html"),
     ("/owner/programs/{id}/queue", "review.html"),

@@ -36,6 +36,7 @@ async fn get(app: &TestApp, method: Method, path: &str, accept_encoding: Option<
 const ROUTES: &[(&str, &str)] = &[
     ("/", "index.html"),
     ("/waitlist/some-program", "index.html"),
+    ("/waitlist/some-program/draws", "index.html"),
     ("/early-access/some-program", "index.html"),
     ("/me", "index.html"),
     ("/redeem", "index.html"),

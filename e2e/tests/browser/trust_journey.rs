@@ -1,6 +1,9 @@
-//! Issue 16 in the browser: the owner opens a lottery draw over one source on the program's
-//! "Lottery" page (the filter is shown in words and is in the record), runs it in a separate step and downloads its record, which recomputes offline with the
-//! same code as `vestibule verify-draw`; the audit page downloads the chain's checkpoint.
+//! Issues 16 and 29 in the browser: the owner opens a lottery draw over one source on the
+//! program's "Lottery" page (the filter is shown in words and is in the record), runs it
+//! in a separate step on its drand round (the test stack's local chain, whose relay
+//! answers) and downloads its record, which recomputes offline with the same code as
+//! `vestibule verify-draw`; the waitlist page links "How this draw is run", which lists
+//! the draw publicly; the audit page downloads the chain's checkpoint.
 //! An applicant sees their own ticket and whether it was drawn on `/me`, downloads their
 //! data (theirs only), and erases their entry: the receipt id is shown and the entry is
 //! gone. Every page is checked for accessibility.
@@ -44,10 +47,14 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.wait_text("Draw opened with 2 tickets.").await;
     b.wait_text("1 to draw from 2 tickets").await;
     b.wait_text("Candidates: waiting entries from source “newsletter”.").await;
+    b.wait_text("Randomness: drand round").await;
     b.check_page("draws-open").await;
+    // The draw's round is due within two seconds of the close (the stack's 1-second chain
+    // and margin); the relay publishes it then.
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
     b.click_button("Run draw").await;
     b.click_button("Run it").await;
-    b.wait_text("the seed is revealed").await;
+    b.wait_text("on the round's randomness").await;
     b.click_button("Download record").await;
     let draw_file = until_file(b, "draw-").await;
     let record: BeaconDrawRecord = serde_json::from_str(&draw_file).expect("a draw record");
@@ -57,6 +64,13 @@ async fn journey(stack: &Stack, b: &Browser) {
     assert_eq!(api::draw::verify(&any), Vec::<String>::new(), "the downloaded record recomputes");
     assert!(!draw_file.contains('@'), "tickets reveal no email");
     b.check_page("draws-run").await;
+
+    // The waitlist page says how the draw is run and lists it, publicly.
+    b.open(&format!("/waitlist/{SLUG}")).await;
+    b.click_link("How this draw is run").await;
+    b.wait_text("Draws of this waitlist").await;
+    b.wait_text("1 to win").await;
+    b.check_page("draws-public").await;
 
     // The audit page hands out the chain's checkpoint.
     b.open(&format!("/owner/programs/{program}/audit")).await;

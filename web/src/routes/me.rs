@@ -135,27 +135,34 @@ fn EntryCard(
     }
 }
 
-/// The entry's lottery tickets (none for a program without draws).
+/// The entry's lottery tickets (none for a program without draws), each with where its
+/// draw stands and, once run, whether it won; the program's draws are public, with how
+/// they are run.
 #[component]
 fn Tickets(slug: String) -> impl IntoView {
     let path = format!("/api/me/waitlist/{slug}/draws");
     let tickets = LocalResource::new(move || api::get::<Vec<OwnDrawTicket>>(path.clone()));
     move || {
         let list = tickets.get().and_then(Result::ok).unwrap_or_default();
+        let how = format!("/waitlist/{slug}/draws");
         (!list.is_empty()).then(|| {
             view! {
                 <div class="tickets">
                     <h3>"Lottery"</h3>
                     <ul>
                         {list.into_iter().map(|t| {
-                            let outcome = match (t.draw_state.as_str(), t.drawn) {
-                                ("open", _) => "Not drawn yet",
-                                (_, true) => "Drawn",
-                                (_, false) => "Not drawn",
+                            let outcome = match (t.draw_state.as_str(), t.excluded, t.drawn) {
+                                ("cancelled", _, _) => "Draw cancelled",
+                                (_, true, _) => "Not in the draw: your entry left the queue before it closed",
+                                ("open", _, _) => "Entries still open",
+                                ("closed", _, _) => "Waiting for the draw's random round",
+                                (_, _, true) => "Drawn",
+                                (_, _, false) => "Not drawn",
                             };
                             view! { <li class="small">"Your ticket "<code class="hash">{t.ticket}</code>": "<strong>{outcome}</strong></li> }
                         }).collect_view()}
                     </ul>
+                    <p class="small"><A href=how>"How this draw is run"</A></p>
                 </div>
             }
         })

@@ -2,6 +2,7 @@
 //! audience's pages (`web/Cargo.toml`'s features, `app.rs`); `elsewhere` stands in for the
 //! other's.
 
+pub mod draws;
 pub mod early_access;
 pub mod elsewhere;
 pub mod embed;

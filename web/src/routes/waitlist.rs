@@ -41,7 +41,8 @@ pub fn Waitlist() -> impl IntoView {
         {loaded(program, move |r| match r {
                     Ok(p) => {
                         set_title(&format!("Join the {} waitlist", p.title.as_deref().unwrap_or(&p.slug)));
-                        view! { <SignupForm program=p/> }.into_any()
+                        let slug = p.slug.clone();
+                        view! { <SignupForm program=p/> <DrawsLink slug/> }.into_any()
                     }
                     Err(e) if e.status == 404 => view! {
                         <div class="card">
@@ -51,6 +52,18 @@ pub fn Waitlist() -> impl IntoView {
                     }.into_any(),
                     Err(e) => view! { <h1>"Join the waitlist"</h1><ErrorNotice err=e/> }.into_any(),
             })}
+    }
+}
+
+/// "How this draw is run", when the program has lottery draws (issue 29).
+#[component]
+fn DrawsLink(slug: String) -> impl IntoView {
+    let draws = crate::routes::draws::public_draws(slug.clone());
+    move || {
+        let any = draws.get().and_then(Result::ok).is_some_and(|d| !d.is_empty());
+        any.then(|| {
+            view! { <p class="small draws-link">"Seats here are drawn by lot. "<A href=format!("/waitlist/{slug}/draws")>"How this draw is run"</A></p> }
+        })
     }
 }
 

@@ -1,13 +1,15 @@
-//! `/owner/programs/:id/draws`: verifiable lottery draws (issue 16). Opening a draw freezes
-//! the waiting entries — optionally only those from one source and/or with a flag filter,
-//! the queue's vocabulary plus "no flags" — as tickets and publishes the commitment (the
-//! seed's hash and the tickets' hash, which covers the filter); running it is a separate,
-//! later action that reveals the seed and selects the winners. Each draw shows its filter
-//! in words, and its record downloads as JSON for `vestibule verify-draw`.
+//! `/owner/programs/:id/draws`: lottery draws on public randomness (issues 16, 29). Opening
+//! a draw fixes who takes part — the waiting entries, optionally only those from one
+//! source and/or with a flag filter, plus, until an optional later close, those who sign
+//! up — the number of winners and a future drand round; running it takes that round's
+//! randomness (from the server's relay, or a signature pasted from any relay) and selects
+//! the winners. Each draw shows its rule in words, its round and its state; its record
+//! downloads as JSON for `vestibule verify-draw` or `tools/verify_draw.py`, and is public.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use shared::trust::{DrawRecord, DrawSummary, FlagFilter, OpenDrawRequest, DRAW_MAX_WINNERS};
+use shared::draws::{BeaconDrawRecord, DrawState};
+use shared::trust::{DrawSummary, FlagFilter, OpenDrawRequest, DRAW_MAX_WINNERS};
 use shared::{ErrorCode, SourceRef};
 use uuid::Uuid;
 
@@ -35,7 +37,7 @@ fn Draws(id: Uuid) -> impl IntoView {
     let reload = Callback::new(move |()| draws.refetch());
     view! {
         <h1>"Lottery"</h1>
-        <p class="lead">"When more people wait than there are seats, a draw picks the winners fairly and provably: opening it fixes who takes part and commits to a secret seed; running it later reveals the seed, and anyone can recompute the result from the downloaded record with "<code>"vestibule verify-draw"</code>"."</p>
+        <p class="lead">"When more people wait than there are seats, a draw picks the winners fairly, and anyone can check it: opening it fixes who takes part and a future round of the drand public randomness beacon; nobody, you included, can know the result before that round is published. The draw and its record are public, and recompute with "<code>"vestibule verify-draw"</code>" or "<code>"tools/verify_draw.py"</code>"."</p>
         <OpenForm id reload/>
         <section class="card">
             <h2>"Draws"</h2>
@@ -52,14 +54,21 @@ fn Draws(id: Uuid) -> impl IntoView {
     }
 }
 
+/// A `datetime-local` value (the browser's local time) as an RFC 3339 instant.
+fn local_to_rfc3339(value: &str) -> Option<String> {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_str(value));
+    (!date.get_time().is_nan()).then(|| String::from(date.to_iso_string()))
+}
+
 #[component]
 fn OpenForm(id: Uuid, reload: Callback<()>) -> impl IntoView {
     let winners = RwSignal::new("1".to_owned());
     let source = RwSignal::new(String::new());
     let flag = RwSignal::new(String::new());
+    let closes = RwSignal::new(String::new());
     let pending = RwSignal::new(false);
     let failure = RwSignal::new(None::<ApiError>);
-    let opened = RwSignal::new(None::<DrawRecord>);
+    let opened = RwSignal::new(None::<BeaconDrawRecord>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let Some(n) = winners.get_untracked().trim().parse::<i32>().ok().filter(|n| (1..=DRAW_MAX_WINNERS).contains(n))
@@ -77,13 +86,23 @@ fn OpenForm(id: Uuid, reload: Callback<()>) -> impl IntoView {
                 }
             },
         };
+        let closes_at = match closes.get_untracked().trim() {
+            "" => None,
+            text => match local_to_rfc3339(text) {
+                Some(at) => Some(at),
+                None => {
+                    failure.set(Some(ApiError::invalid("Give the close as a date and time, or leave it empty.")));
+                    return;
+                }
+            },
+        };
         let flag = flag.get_untracked().parse::<FlagFilter>().ok();
         pending.set(true);
         failure.set(None);
         opened.set(None);
         spawn_local(async move {
-            let body = OpenDrawRequest { winners: n, source, flag };
-            let result = api::post::<_, DrawRecord>(format!("/api/owner/programs/{id}/draws"), &body).await;
+            let body = OpenDrawRequest { winners: n, source, flag, closes_at };
+            let result = api::post::<_, BeaconDrawRecord>(format!("/api/owner/programs/{id}/draws"), &body).await;
             pending.set(false);
             match result {
                 Ok(record) => {
@@ -91,10 +110,11 @@ fn OpenForm(id: Uuid, reload: Callback<()>) -> impl IntoView {
                     reload.run(());
                 }
                 Err(e) => failure.set(Some(match e.api_code() {
-                    Some(ErrorCode::DrawAlreadyOpen) => e.explained("A draw is open already: run it first."),
+                    Some(ErrorCode::DrawAlreadyOpen) => e.explained("A draw is open already: run or cancel it first."),
                     Some(ErrorCode::DrawNoCandidates) => {
                         e.explained("Nobody waiting matches the filter, so there is nothing to draw.")
                     }
+                    Some(ErrorCode::InvalidClosesAt) => e.explained("The close must be in the future, within 90 days."),
                     _ => e,
                 })),
             }
@@ -103,7 +123,7 @@ fn OpenForm(id: Uuid, reload: Callback<()>) -> impl IntoView {
     view! {
         <form class="card form" method="post" novalidate on:submit=submit>
             <h2>"Open a draw"</h2>
-            <p class="muted small">"Everyone waiting now who matches the filter gets a ticket; with no filter, everyone waiting. The filter is part of the draw's record. Tickets are hashes of the entry and name no one."</p>
+            <p class="muted small">"Everyone waiting who matches the filter gets a ticket; with no filter, everyone waiting. With a later close, people who sign up until then take part too. The filter and the close are part of the draw's public record. Tickets are hashes of the entry and name no one."</p>
             <label for="draw-winners">{format!("Winners (1–{DRAW_MAX_WINNERS})")}</label>
             <input id="draw-winners" type="number" min="1" max=DRAW_MAX_WINNERS inputmode="numeric" prop:value=move || winners.get() on:input=move |ev| winners.set(event_target_value(&ev))/>
             <div class="filters" role="group" aria-label="Who takes part (optional filter)">
@@ -120,10 +140,17 @@ fn OpenForm(id: Uuid, reload: Callback<()>) -> impl IntoView {
                         prop:value=move || source.get() on:input=move |ev| source.set(event_target_value(&ev))/>
                 </div>
             </div>
+            <label for="draw-closes">"Entries close (optional; empty: now)"</label>
+            <input id="draw-closes" type="datetime-local" prop:value=move || closes.get() on:input=move |ev| closes.set(event_target_value(&ev))/>
             <button type="submit" disabled=move || pending.get()>{move || if pending.get() { "Opening…" } else { "Open draw" }}</button>
             {move || failure.get().map(|err| view! { <ErrorNotice err/> })}
-            {move || opened.get().map(|r| view! {
-                <Success><p>{format!("Draw opened with {} tickets.", r.tickets.len())}" Seed commitment: "<code class="hash">{r.seed_commitment}</code></p></Success>
+            {move || opened.get().map(|r| {
+                let what = if r.state == DrawState::Open {
+                    format!("Draw opened; entries close {}.", time(&r.closes_at))
+                } else {
+                    format!("Draw opened with {} tickets.", r.tickets.len())
+                };
+                view! { <Success><p>{what}{format!(" It runs on drand round {}, due {}.", r.beacon.round, time(&r.beacon.round_at))}</p></Success> }
             })}
         </form>
     }
@@ -133,31 +160,59 @@ fn OpenForm(id: Uuid, reload: Callback<()>) -> impl IntoView {
 fn DrawRow(program: Uuid, draw: DrawSummary, reload: Callback<()>) -> impl IntoView {
     let pending = RwSignal::new(false);
     let failure = RwSignal::new(None::<ApiError>);
+    let paste = RwSignal::new(None::<String>);
     let draw_id = draw.id;
-    let run = Callback::new(move |()| {
-        pending.set(true);
-        failure.set(None);
-        spawn_local(async move {
-            let path = format!("/api/owner/programs/{program}/draws/{draw_id}/run");
-            let result = api::post::<_, DrawRecord>(path, &serde_json::json!({})).await;
-            pending.set(false);
-            match result {
-                Ok(_) => reload.run(()),
-                Err(e) => failure.set(Some(match e.api_code() {
-                    Some(ErrorCode::DrawSeatsInsufficient) => {
-                        e.explained("There are not enough free seats for all the winners. Raise the seat cap or free seats, then run it again.")
-                    }
-                    Some(ErrorCode::DrawAlreadyRun) => e.explained("This draw has run already."),
-                    _ => e,
-                })),
-            }
-        });
-    });
+    let base = format!("/api/owner/programs/{program}/draws/{draw_id}");
+    let round = draw.round;
+    let send = {
+        let base = base.clone();
+        move |body: serde_json::Value| {
+            let path = format!("{base}/run");
+            pending.set(true);
+            failure.set(None);
+            spawn_local(async move {
+                let result = api::post::<_, serde_json::Value>(path, &body).await;
+                pending.set(false);
+                match result {
+                    Ok(_) => reload.run(()),
+                    Err(e) => failure.set(Some(run_failure(e, round, paste))),
+                }
+            });
+        }
+    };
+    let run = {
+        let send = send.clone();
+        Callback::new(move |()| send(serde_json::json!({})))
+    };
+    let run_pasted = move |_| {
+        let signature = paste.get_untracked().unwrap_or_default();
+        send(serde_json::json!({"beacon": {"round": round.unwrap_or_default(), "signature": signature.trim()}}));
+    };
+    let cancel = {
+        let path = format!("{base}/cancel");
+        Callback::new(move |()| {
+            let path = path.clone();
+            pending.set(true);
+            failure.set(None);
+            spawn_local(async move {
+                let body = serde_json::json!({"reasonCode": "owner_discretion"});
+                let result = api::post::<_, serde_json::Value>(path, &body).await;
+                pending.set(false);
+                match result {
+                    Ok(_) => reload.run(()),
+                    Err(e) => failure.set(Some(e)),
+                }
+            });
+        })
+    };
     let download = move |_| {
+        let path = base.clone();
         failure.set(None);
         spawn_local(async move {
-            let record = api::get::<DrawRecord>(format!("/api/owner/programs/{program}/draws/{draw_id}")).await;
-            match record.map(|r| serde_json::to_string_pretty(&r).unwrap_or_default()) {
+            match api::get::<serde_json::Value>(path)
+                .await
+                .map(|r| serde_json::to_string_pretty(&r).unwrap_or_default())
+            {
                 Ok(json) => {
                     let name = format!("draw-{draw_id}.json");
                     failure.set(save_text(&name, &json, "application/json").err().map(|_| ApiError::network()));
@@ -166,29 +221,79 @@ fn DrawRow(program: Uuid, draw: DrawSummary, reload: Callback<()>) -> impl IntoV
             }
         });
     };
-    let is_open = draw.state == "open";
-    let status = match &draw.run_at {
-        Some(at) => format!("Ran {}: the seed is revealed.", time(at)),
-        None => "Open: not run yet".to_owned(),
+    let runnable = matches!(draw.state, DrawState::Closed) || (draw.state == DrawState::Open && draw.format < 3);
+    let cancellable = matches!(draw.state, DrawState::Open | DrawState::Closed);
+    let status = match (draw.state, &draw.run_at, &draw.cancelled_at, &draw.closes_at) {
+        (DrawState::Run, Some(at), _, _) if draw.format < 3 => format!("Ran {}: the seed is revealed.", time(at)),
+        (DrawState::Run, Some(at), _, _) => format!("Ran {} on the round's randomness.", time(at)),
+        (DrawState::Cancelled, _, Some(at), _) => format!("Cancelled {}.", time(at)),
+        (DrawState::Open, _, _, Some(closes)) => format!("Entries close {}.", time(closes)),
+        (DrawState::Closed, ..) => "Closed: the tickets are frozen.".to_owned(),
+        _ => "Open: not run yet.".to_owned(),
     };
     view! {
         <li class="draw">
             <div class="row spread">
                 <strong>{format!("{} to draw from {} tickets", draw.winners, draw.candidates)}</strong>
-                <span class="badge">{if is_open { "Open" } else { "Run" }}</span>
+                <span class="badge">{state_label(draw.state)}</span>
             </div>
             <p class="small">{format!("Candidates: {}.", draw.filter.describe())}</p>
             <p class="muted small">{format!("Opened {}. {status}", time(&draw.opened_at))}</p>
-            <p class="small">"Seed commitment: "<code class="hash">{draw.seed_commitment.clone()}</code></p>
-            <p class="small">"Tickets hash: "<code class="hash">{draw.tickets_hash.clone()}</code></p>
+            {draw.round.zip(draw.round_at.clone()).map(|(r, at)| view! {
+                <p class="small">{format!("Randomness: drand round {r}, due {}.", time(&at))}</p>
+            })}
+            {draw.tickets_hash.clone().map(|h| view! { <p class="small">"Tickets hash: "<code class="hash">{h}</code></p> })}
+            {draw.seed_commitment.clone().map(|c| view! { <p class="small">"Seed commitment: "<code class="hash">{c}</code></p> })}
             <div class="actions">
-                {is_open.then(|| view! {
-                    <ConfirmButton label="Run draw" question="Reveal the seed and select the winners now? A draw runs once." confirm_label="Run it" pending on_confirm=run/>
+                {runnable.then(|| view! {
+                    <ConfirmButton label="Run draw" question="Take the round's randomness and select the winners now? A draw runs once." confirm_label="Run it" pending on_confirm=run/>
+                })}
+                {cancellable.then(|| view! {
+                    <ConfirmButton label="Cancel draw" question="Cancel this draw? It stays listed, publicly, as cancelled." confirm_label="Cancel it" pending on_confirm=cancel/>
                 })}
                 <button type="button" class="secondary" on:click=download>"Download record"</button>
             </div>
+            {move || paste.get().is_some().then(|| view! {
+                <div class="form">
+                    <label for=format!("draw-signature-{draw_id}")>{format!("Signature of drand round {} (hex, from any relay)", round.unwrap_or_default())}</label>
+                    <input id=format!("draw-signature-{draw_id}") type="text" autocomplete="off" spellcheck="false"
+                        on:input=move |ev| paste.set(Some(event_target_value(&ev)))/>
+                    <button type="button" disabled=move || pending.get() on:click=run_pasted.clone()>"Run with this signature"</button>
+                </div>
+            })}
             {move || failure.get().map(|err| view! { <ErrorNotice err/> })}
         </li>
+    }
+}
+
+fn run_failure(e: ApiError, round: Option<u64>, paste: RwSignal<Option<String>>) -> ApiError {
+    let round = round.unwrap_or_default();
+    match e.api_code() {
+        Some(ErrorCode::DrawSeatsInsufficient) => e.explained(
+            "There are not enough free seats for all the winners. Raise the seat cap or free seats, then run it again.",
+        ),
+        Some(ErrorCode::DrawAlreadyRun) => e.explained("This draw has run already."),
+        Some(ErrorCode::DrawNotClosed) => e.explained("Entries have not closed yet."),
+        Some(ErrorCode::BeaconNotDue) => {
+            e.explained(format!("Drand round {round} is not published yet; run it once it is."))
+        }
+        Some(ErrorCode::BeaconUnavailable) => {
+            paste.set(Some(String::new()));
+            e.explained(format!(
+                "No drand relay answered with round {round}. Paste its signature from any relay below."
+            ))
+        }
+        Some(ErrorCode::InvalidBeacon) => e.explained(format!("That is not round {round}'s signature.")),
+        _ => e,
+    }
+}
+
+fn state_label(state: DrawState) -> &'static str {
+    match state {
+        DrawState::Open => "Open",
+        DrawState::Closed => "Closed",
+        DrawState::Run => "Run",
+        DrawState::Cancelled => "Cancelled",
     }
 }
 
