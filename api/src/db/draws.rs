@@ -340,11 +340,14 @@ pub async fn departures(
     after: i64,
     kinds: &[&str],
 ) -> Result<HashMap<Uuid, Option<i64>>> {
+    // One pass over the chain since the opening (`audit_chain_seq_key`), not one per entry.
     let stmt = tx
         .prepare_cached(
-            "SELECT e.id, (SELECT a.id FROM audit_events a WHERE a.program_id = $1 AND a.chain_seq > $3 \
-                             AND a.entry_id = e.id AND a.event_type = ANY($4) ORDER BY a.chain_seq LIMIT 1) \
-             FROM entries e WHERE e.program_id = $1 AND e.id = ANY($2) AND e.state <> 'waiting'",
+            "SELECT e.id, x.id FROM entries e LEFT JOIN ( \
+               SELECT DISTINCT ON (a.entry_id) a.entry_id, a.id FROM audit_events a \
+               WHERE a.program_id = $1 AND a.chain_seq > $3 AND a.event_type = ANY($4) AND a.entry_id = ANY($2) \
+               ORDER BY a.entry_id, a.chain_seq) x ON x.entry_id = e.id \
+             WHERE e.program_id = $1 AND e.id = ANY($2) AND e.state <> 'waiting'",
         )
         .await?;
     let rows = tx.query(&stmt, &[&program_id, &entries, &after, &kinds]).await?;

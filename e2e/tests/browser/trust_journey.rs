@@ -67,6 +67,8 @@ async fn journey(stack: &Stack, b: &Browser) {
 
     // The waitlist page says how the draw is run and lists it, publicly.
     b.open(&format!("/waitlist/{SLUG}")).await;
+    b.wait_text("Seats here are drawn by lot.").await;
+    b.check_page("waitlist-drawn-by-lot").await;
     b.click_link("How this draw is run").await;
     b.wait_text("Draws of this waitlist").await;
     b.wait_text("1 to win").await;

@@ -38,7 +38,7 @@ pub fn Draws() -> impl IntoView {
                 <li>"When entries close, the tickets are frozen and published with their hash. A ticket is a hash of the entry: it names no one. Someone leaves the draw only by leaving the waitlist before the close, and the record shows the audit event that says so."</li>
                 <li>"Once drand publishes the round, its signature gives the randomness (SHA-256 of the signature). The tickets are ranked by HMAC-SHA256 of that randomness, the draw's id and the ticket; the first ones win. Nobody, the owner included, can know the result earlier or change it later."</li>
             </ol>
-            <p class="small">"To check a draw yourself, download its record below and run "<code>"python3 verify_draw.py record.json --relay https://api.drand.sh/52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"</code>" (the script is in Vestibule's source, "<code>"tools/verify_draw.py"</code>", Python's standard library only). Your own ticket is shown on your page once you sign in."</p>
+            <p class="small">"To check a draw yourself, download its record below and run "<code class="hash">"python3 verify_draw.py record.json --relay https://api.drand.sh/52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"</code>" (the script is in Vestibule's source, "<code>"tools/verify_draw.py"</code>", Python's standard library only). Your own ticket is shown on your page once you sign in."</p>
         </section>
         <section class="card">
             <h2>"Draws of this waitlist"</h2>

@@ -162,7 +162,7 @@ fn Tickets(slug: String) -> impl IntoView {
                             view! { <li class="small">"Your ticket "<code class="hash">{t.ticket}</code>": "<strong>{outcome}</strong></li> }
                         }).collect_view()}
                     </ul>
-                    <p class="small"><A href=how>"How this draw is run"</A></p>
+                    <p><A href=how attr:class="button secondary">"How this draw is run"</A></p>
                 </div>
             }
         })
