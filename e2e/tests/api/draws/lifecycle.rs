@@ -226,3 +226,55 @@ async fn a_close_instant_is_in_the_future_and_within_90_days() {
         owner.try_open_draw(empty, &json!({"winners": 1, "closesAt": later})).await.expect(201);
     assert_eq!((open.state, open.closes_at), (DrawState::Open, later));
 }
+
+#[tokio::test]
+async fn a_chain_is_configured_whole_or_not_at_all() {
+    let app = TestApp::spawn().await;
+    let base = [
+        ("APP_ORIGINS", crate::support::ORIGIN),
+        ("SIGNUP_BINDING_KEY", &"01".repeat(32)),
+        ("CSRF_KEY", &"02".repeat(32)),
+        ("CLERK_SECRET_KEY", "sk_test_config"),
+        ("BIND_ADDR", "127.0.0.1:0"),
+    ]
+    .map(|(k, v)| (k, v.to_owned()));
+    let key = hex::encode(&LocalChain::default_for_tests().public_key);
+    for (extra, says) in [
+        (vec![("DRAND_PUBLIC_KEY", key.clone())], "set together"),
+        (vec![("DRAND_GENESIS", "1700000000".into()), ("DRAND_PERIOD", "1".into())], "set together"),
+        (vec![("DRAND_SCHEME", "pedersen-bls-chained".into())], "set together"),
+        (
+            vec![
+                ("DRAND_PUBLIC_KEY", key[..40].to_owned()),
+                ("DRAND_GENESIS", "1700000000".into()),
+                ("DRAND_PERIOD", "1".into()),
+            ],
+            "public key is not a point",
+        ),
+        (
+            vec![
+                ("DRAND_PUBLIC_KEY", key.clone()),
+                ("DRAND_GENESIS", "1700000000".into()),
+                ("DRAND_PERIOD", "1".into()),
+                ("DRAND_SCHEME", "pedersen-bls-chained".into()),
+            ],
+            "scheme is not one of",
+        ),
+        (vec![("DRAND_RELAY_URL", "ftp://relay".into())], "DRAND_RELAY_URL"),
+        (vec![("DRAW_CLOSE_MARGIN_SECONDS", "86400".into())], "DRAW_CLOSE_MARGIN_SECONDS"),
+    ] {
+        let env: Vec<(&str, &str)> = base.iter().chain(extra.iter()).map(|(k, v)| (*k, v.as_str())).collect();
+        let serve = tokio::process::Command::new(process::workspace_bin("vestibule"))
+            .arg("serve")
+            .env("DATABASE_URL", &app.db_url)
+            .envs(env)
+            .kill_on_drop(true)
+            .output();
+        let out = tokio::time::timeout(std::time::Duration::from_secs(20), serve)
+            .await
+            .unwrap_or_else(|_| panic!("{extra:?}: the server started"))
+            .unwrap();
+        let printed = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success() && printed.contains(says), "{extra:?}: {printed}");
+    }
+}
