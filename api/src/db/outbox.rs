@@ -2,7 +2,9 @@
 //! `audit_events`, V20): claim due deliveries as leases, then record each outcome.
 //! Policy: a claim is one short statement (`FOR UPDATE SKIP LOCKED`, so instances never
 //! take the same row at once) that commits before any network call; an outcome is
-//! recorded only by the claim that holds the lease, in its own short transaction.
+//! recorded only by the claim that holds the lease, in its own short transaction. A
+//! `clerk_sync` delivery is not claimed while another of the same grant is leased (the
+//! handler's grant lock is what makes that exact; this spares it the wait).
 
 use super::clerk_sync_log::{self, RecordedCall};
 use super::Result;
@@ -54,6 +56,11 @@ const CLAIM_SQL: &str = "WITH due AS ( \
          AND (d.claimed_until IS NULL OR d.claimed_until < clock_timestamp()) \
          AND d.target_kind = ANY($4) \
          AND (d.endpoint_id IS NULL OR EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.enabled)) \
+         AND NOT (d.target_kind = 'clerk_sync' AND EXISTS (SELECT 1 FROM outbox_deliveries o \
+           JOIN outbox_events oe ON oe.id = o.event_id JOIN outbox_events e ON e.id = d.event_id \
+           WHERE o.claim_id IS NOT NULL AND o.claimed_until > clock_timestamp() AND o.state = 'pending' \
+             AND o.target_kind = 'clerk_sync' AND o.id <> d.id \
+             AND oe.payload -> 'data' ->> 'grantId' = e.payload -> 'data' ->> 'grantId')) \
        ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED), \
      claimed AS ( \
        UPDATE outbox_deliveries d SET claim_id = $1, attempts = d.attempts + 1, \
@@ -113,6 +120,20 @@ pub enum Next {
     /// Due again after this many seconds.
     RetryIn(f64),
     Failed,
+}
+
+/// Gives back a claimed delivery that was not attempted (another delivery of its
+/// subject was running): due again in `secs`, its claim's attempt not counted.
+pub async fn defer(client: &Client, delivery: &Claimed, secs: f64) -> Result<()> {
+    let stmt = client
+        .prepare_cached(
+            "UPDATE outbox_deliveries SET claim_id = NULL, claimed_until = NULL, attempts = greatest(attempts - 1, 0), \
+               next_attempt_at = clock_timestamp() + make_interval(secs => $3) \
+             WHERE id = $1 AND claim_id = $2 AND state = 'pending'",
+        )
+        .await?;
+    client.execute(&stmt, &[&delivery.id, &delivery.claim, &secs]).await?;
+    Ok(())
 }
 
 /// Records an attempt and, if `claim` still holds the lease, the delivery's next state;

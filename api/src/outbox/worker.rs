@@ -4,7 +4,7 @@
 //! On shutdown it stops claiming and finishes the batch it holds (bounded by the
 //! delivery timeouts).
 
-use super::{retry_delay, webhook, Call, Outcome, TargetKind, DISABLE_AFTER_DAYS};
+use super::{retry_delay, webhook, Call, Outcome, TargetKind, DEFER_SECS, DISABLE_AFTER_DAYS};
 use crate::db::clerk_sync_log::RecordedCall;
 use crate::db::outbox::{self, Attempt, Claimed, Next};
 use crate::db::DbError;
@@ -60,6 +60,13 @@ async fn attempt(state: &AppState, http: &reqwest::Client, d: &Claimed) {
     let started = Instant::now();
     let (outcome, calls) = dispatch(state, http, d).await;
     let latency_ms = i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX);
+    if outcome == Outcome::Deferred {
+        tracing::debug!(delivery = d.id, target = %d.target_kind, "outbox delivery deferred");
+        if let Err(e) = defer(&state.pool, d).await {
+            tracing::warn!(delivery = d.id, error = %e, "outbox deferral not recorded");
+        }
+        return;
+    }
     let (next, status_code, recorded) = match outcome {
         Outcome::Delivered { status } => (Next::Delivered, status, "delivered"),
         Outcome::Retry { status, reason } => {
@@ -71,6 +78,7 @@ async fn attempt(state: &AppState, http: &reqwest::Client, d: &Claimed) {
             (next, status, reason.as_str())
         }
         Outcome::Failed { reason } => (Next::Failed, None, reason.as_str()),
+        Outcome::Deferred => unreachable!("handled above"),
     };
     tracing::info!(
         delivery = d.id,
@@ -115,6 +123,12 @@ async fn record(pool: &deadpool_postgres::Pool, d: &Claimed, attempt: &Attempt, 
             other => return other,
         }
     }
+}
+
+/// Gives a deferred delivery back, due again shortly, its attempt not counted.
+async fn defer(pool: &deadpool_postgres::Pool, d: &Claimed) -> Result<(), DbError> {
+    let client = pool.get().await?;
+    outbox::defer(&client, d, DEFER_SECS).await
 }
 
 /// Hands a claimed delivery to its target kind's handler; answers the outcome and the

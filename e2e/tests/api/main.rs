@@ -12,6 +12,7 @@ mod audit;
 mod audit_chain;
 mod bulk;
 mod clerk_sync;
+mod clerk_sync_serial;
 mod cli;
 mod cohorts;
 mod content;
