@@ -1,4 +1,5 @@
-//! Webhook endpoints of a workspace: create (the signing secret is answered once), list,
+//! Webhook endpoints of a workspace (at most `MAX_WEBHOOKS_PER_WORKSPACE`): create (the
+//! signing secret is answered once), list,
 //! change, delete, rotate the secret (the old one keeps signing for 24 h), and the
 //! delivery log with a retry. Every write is an owner action under the workspace lock,
 //! recorded in `workspace_audit_events`. URLs follow the SSRF rule of
@@ -13,7 +14,7 @@ use crate::outbox::target::{self, UrlError};
 use crate::outbox::MAX_ATTEMPTS;
 use crate::standard_webhooks;
 use deadpool_postgres::Pool;
-use shared::integrations::WebhookEventType;
+use shared::integrations::{WebhookEventType, MAX_WEBHOOKS_PER_WORKSPACE};
 use uuid::Uuid;
 
 /// How long a rotated-out secret keeps signing.
@@ -29,6 +30,9 @@ use_case_error! {
         InvalidEvents,
         #[error("invalid program ids")]
         InvalidProgramIds,
+        /// The workspace has `MAX_WEBHOOKS_PER_WORKSPACE` endpoints already.
+        #[error("webhook limit reached")]
+        Limit,
     }
 }
 
@@ -109,6 +113,10 @@ pub async fn create(
     let id = Uuid::new_v4();
     let sealed = crypto::seal(server_key, id.as_bytes(), &key);
     let row = owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        // Counted under the workspace lock every endpoint writer takes.
+        if webhooks::count(w.tx, workspace_id).await? >= MAX_WEBHOOKS_PER_WORKSPACE {
+            return Err(WebhookError::Limit);
+        }
         if let Some(ids) = &new.program_ids {
             if webhooks::programs_in_workspace(w.tx, workspace_id, ids).await? != ids.len() {
                 return Err(WebhookError::InvalidProgramIds);

@@ -39,4 +39,5 @@ mod security_headers;
 mod server_api;
 mod signup;
 mod spa;
+mod webhook_fairness;
 mod webhooks;

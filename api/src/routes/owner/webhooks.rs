@@ -58,6 +58,7 @@ fn delivery_view(d: DeliveryRow, attempts: &[AttemptRow]) -> Option<WebhookDeliv
 #[utoipa::path(operation_id = "createWebhook", request_body = CreateWebhookRequest, responses(
     (status = 201, description = "Created: the only response that holds the signing secret.", body = WebhookWithSecret),
     (status = 400, description = "Malformed or refused URL (production: https to public addresses only), no events, or a program of another workspace."),
+    (status = 409, description = "`webhook_limit`: the workspace has 20 endpoints already."),
 ))]
 #[post("/owner/workspaces/{id}/webhooks")]
 async fn create(
