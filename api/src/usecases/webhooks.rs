@@ -6,12 +6,12 @@
 //! `outbox::target`, checked here and again at every delivery.
 
 use super::{owner, use_case_error};
-use crate::crypto;
 use crate::db::locks::Strength;
 use crate::db::webhooks::{self, AttemptRow, DeliveryRow, EndpointRow, NewEndpoint};
 use crate::db::workspace_audit;
 use crate::outbox::target::{self, UrlError};
 use crate::outbox::MAX_ATTEMPTS;
+use crate::secrets::Keyring;
 use crate::standard_webhooks;
 use deadpool_postgres::Pool;
 use shared::integrations::{WebhookEventType, MAX_WEBHOOKS_PER_WORKSPACE};
@@ -104,14 +104,14 @@ impl NewWebhook {
 
 pub async fn create(
     pool: &Pool,
-    server_key: &[u8],
+    keyring: &Keyring,
     user_id: &str,
     workspace_id: Uuid,
     new: &NewWebhook,
 ) -> Result<(EndpointRow, FreshSecret), WebhookError> {
     let (secret, key) = standard_webhooks::new_secret();
     let id = Uuid::new_v4();
-    let sealed = crypto::seal(server_key, id.as_bytes(), &key);
+    let sealed = keyring.seal(id.as_bytes(), &key);
     let row = owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
         // Counted under the workspace lock every endpoint writer takes.
         if webhooks::count(w.tx, workspace_id).await? >= MAX_WEBHOOKS_PER_WORKSPACE {
@@ -174,12 +174,12 @@ pub async fn delete(pool: &Pool, user_id: &str, (workspace_id, id): (Uuid, Uuid)
 
 pub async fn rotate(
     pool: &Pool,
-    server_key: &[u8],
+    keyring: &Keyring,
     user_id: &str,
     (workspace_id, id): (Uuid, Uuid),
 ) -> Result<(EndpointRow, FreshSecret), WebhookError> {
     let (secret, key) = standard_webhooks::new_secret();
-    let sealed = crypto::seal(server_key, id.as_bytes(), &key);
+    let sealed = keyring.seal(id.as_bytes(), &key);
     let row = owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
         let row = webhooks::rotate(w.tx, workspace_id, id, &sealed, w.now, ROTATION_OVERLAP_HOURS).await?;
         let row = row.ok_or(WebhookError::NotFound)?;

@@ -35,6 +35,7 @@ mod pow;
 mod programs;
 mod queue;
 mod redeem;
+mod secrets_keyring;
 mod security_headers;
 mod server_api;
 mod signup;

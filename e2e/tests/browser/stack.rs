@@ -88,6 +88,7 @@ impl Stack {
             db_pool_size: 8,
             metrics_addr: None,
             integrations: Default::default(),
+            secrets_keys: crate::common::secrets_keys(),
         };
         let app = Application::build_with_listener(settings.clone(), listener).await.expect("server builds");
         tokio::spawn(app.run());

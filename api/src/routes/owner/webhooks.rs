@@ -70,7 +70,7 @@ async fn create(
     let body = body.into_inner();
     let allow_loopback = state.settings.integrations.allow_loopback;
     let new = NewWebhook::parse(body.url, &body.events, body.program_ids, allow_loopback)?;
-    let (row, secret) = webhooks::create(&state.pool, &state.settings.hmac_key, &session.user_id, *id, &new).await?;
+    let (row, secret) = webhooks::create(&state.pool, &state.keyring, &session.user_id, *id, &new).await?;
     Ok(HttpResponse::Created().json(WebhookWithSecret { webhook: view(row), secret: secret.reveal() }))
 }
 
@@ -112,8 +112,7 @@ async fn remove(state: web::Data<AppState>, session: Session, path: web::Path<(U
 ))]
 #[post("/owner/workspaces/{id}/webhooks/{webhookId}/rotate-secret")]
 async fn rotate(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
-    let (row, secret) =
-        webhooks::rotate(&state.pool, &state.settings.hmac_key, &session.user_id, path.into_inner()).await?;
+    let (row, secret) = webhooks::rotate(&state.pool, &state.keyring, &session.user_id, path.into_inner()).await?;
     Ok(HttpResponse::Ok().json(WebhookWithSecret { webhook: view(row), secret: secret.reveal() }))
 }
 

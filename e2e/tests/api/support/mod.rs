@@ -87,6 +87,7 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
             lease_secs: 60,
             ..Default::default()
         },
+        secrets_keys: crate::common::secrets_keys(),
     }
 }
 
