@@ -16,6 +16,7 @@ mod clerk_sync_serial;
 mod cli;
 mod cohorts;
 mod content;
+mod control_chars;
 mod draws;
 mod early_access;
 mod edge;
