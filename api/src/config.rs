@@ -43,6 +43,9 @@ pub struct Settings {
     /// Lottery draws: the beacon chain (`DRAND_*`, quicknet by default), the relay, and
     /// `DRAW_CLOSE_MARGIN_SECONDS`.
     pub draws: crate::usecases::draws::DrawConfig,
+    /// `SECRETS_KEYS`: the keyring that seals webhook and admission-hook secrets
+    /// (`crate::secrets`). Required in production; empty in development seals the old way.
+    pub secrets_keys: crate::secrets::SecretsKeys,
 }
 
 /// How the outbox worker delivers. Production uses the defaults; the development-only
@@ -191,6 +194,10 @@ impl Settings {
                 },
             },
             draws: draws_from_env()?,
+            secrets_keys: match var("SECRETS_KEYS") {
+                Some(v) => crate::secrets::SecretsKeys::parse(&v).map_err(|e| err(e.to_string()))?,
+                None => crate::secrets::SecretsKeys::default(),
+            },
         };
         settings.validate()?;
         Ok(settings)
@@ -203,6 +210,9 @@ impl Settings {
         }
         if self.hmac_key == self.csrf_key {
             return Err(err("SIGNUP_BINDING_KEY and CSRF_KEY must differ"));
+        }
+        if self.secrets_keys.holds_key(&self.hmac_key) || self.secrets_keys.holds_key(&self.csrf_key) {
+            return Err(err("SECRETS_KEYS must differ from SIGNUP_BINDING_KEY and CSRF_KEY"));
         }
         if self.app_origins.is_empty() {
             return Err(err("APP_ORIGINS must name at least one origin"));
@@ -240,6 +250,9 @@ impl Settings {
             }
             if self.integrations.backoff_scale != 1.0 {
                 return Err(err("OUTBOX_BACKOFF_SCALE: production keeps the full retry schedule"));
+            }
+            if self.secrets_keys.is_empty() {
+                return Err(err("SECRETS_KEYS: production needs the keyring that seals webhook and hook secrets"));
             }
         }
         Ok(())
@@ -351,6 +364,8 @@ mod production_tests {
                 margin: std::time::Duration::from_secs(10),
                 relay: None,
             },
+            secrets_keys: crate::secrets::SecretsKeys::parse("k1:AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM=")
+                .unwrap(),
         }
     }
 
@@ -393,6 +408,17 @@ mod production_tests {
     fn production_refuses_loopback_webhooks_and_a_short_retry_schedule() {
         refused(|s| s.integrations.allow_loopback = true, "WEBHOOK_ALLOW_LOOPBACK");
         refused(|s| s.integrations.backoff_scale = 0.01, "OUTBOX_BACKOFF_SCALE");
+    }
+
+    #[test]
+    fn production_needs_the_secrets_keyring_and_no_key_doubles_as_another() {
+        refused(|s| s.secrets_keys = crate::secrets::SecretsKeys::default(), "SECRETS_KEYS");
+        let binding = crate::secrets::SecretsKeys::parse("k1:AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=").unwrap();
+        refused(|s| s.secrets_keys = binding, "SECRETS_KEYS must differ");
+        let mut dev = production();
+        dev.app_env = AppEnv::Development;
+        dev.secrets_keys = crate::secrets::SecretsKeys::default();
+        dev.validate().expect("development may seal the old way");
     }
 
     #[test]

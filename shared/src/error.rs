@@ -115,6 +115,8 @@ pub enum ErrorCode {
     BeaconNotDue,
     /// No relay is configured, or it did not answer with the round: paste the signature.
     BeaconUnavailable,
+    /// A workspace already has [`crate::integrations::MAX_WEBHOOKS_PER_WORKSPACE`] webhook endpoints.
+    WebhookLimit,
     // 413, 415
     PayloadTooLarge,
     UnsupportedMediaType,

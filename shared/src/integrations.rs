@@ -9,6 +9,11 @@ use uuid::Uuid;
 
 use crate::api::Timestamp;
 
+/// Webhook endpoints one workspace may have (a 21st is 409 `webhook_limit`): the
+/// outbox shares its workers between workspaces, and endpoints are what a workspace
+/// multiplies its share by.
+pub const MAX_WEBHOOKS_PER_WORKSPACE: usize = 20;
+
 /// The event types an endpoint subscribes to (wire names `entry.created` …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -89,8 +94,9 @@ pub struct WebhookData {
     pub invitation_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub grant_id: Option<Uuid>,
-    /// The subject's new state: an entry's (`waiting`, `selected`, `declined`,
-    /// `withdrawn`), an invitation's (`issued`, `revoked`) or a grant's (`active`, `revoked`).
+    /// The subject's new state: an entry's (`waiting`, or `active` for an entry a cohort
+    /// code created with its grant, on `entry.created`; `selected`, `declined`, `withdrawn`),
+    /// an invitation's (`issued`, `revoked`) or a grant's (`active`, `revoked`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub state: Option<String>,
     /// The content revision, for `content.published`.

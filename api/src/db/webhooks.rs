@@ -60,6 +60,12 @@ pub async fn insert(tx: &Transaction<'_>, e: &NewEndpoint<'_>, now: DateTime<Utc
     Ok(EndpointRow::from(&row))
 }
 
+/// How many endpoints the workspace has.
+pub async fn count(tx: &Transaction<'_>, workspace_id: Uuid) -> Result<usize> {
+    let row = tx.query_one("SELECT count(*) FROM webhook_endpoints WHERE workspace_id = $1", &[&workspace_id]).await?;
+    Ok(usize::try_from(row.get::<_, i64>(0)).unwrap_or(usize::MAX))
+}
+
 /// How many of `ids` (distinct) are programs of the workspace.
 pub async fn programs_in_workspace(tx: &Transaction<'_>, workspace_id: Uuid, ids: &[Uuid]) -> Result<usize> {
     let row = tx
@@ -212,4 +218,19 @@ pub async fn retry(
         )
         .await?;
     Ok(n == 1)
+}
+
+/// The workspace's endpoints that `staff_id` created (from the workspace history's
+/// `webhook.created` entries): (id, URL, enabled), oldest first.
+pub async fn created_by(tx: &Transaction<'_>, workspace_id: Uuid, staff_id: Uuid) -> Result<Vec<(Uuid, String, bool)>> {
+    let rows = tx
+        .query(
+            "SELECT w.id, w.url, w.enabled FROM webhook_endpoints w \
+             JOIN workspace_audit_events a ON a.subject_id = w.id AND a.workspace_id = w.workspace_id \
+             WHERE w.workspace_id = $1 AND a.actor_staff_id = $2 AND a.action = 'webhook.created' \
+             ORDER BY w.created_at, w.id",
+            &[&workspace_id, &staff_id],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
 }

@@ -32,6 +32,7 @@ pub mod programs;
 pub mod queue;
 pub mod recipient;
 pub mod redemption;
+pub mod sealed;
 pub mod server_api;
 pub mod webhooks;
 mod withdrawal;

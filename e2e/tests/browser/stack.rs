@@ -91,6 +91,7 @@ impl Stack {
             metrics_addr: None,
             integrations: Default::default(),
             draws: crate::common::drand::LocalChain::default_for_tests().config(Some(relay)),
+            secrets_keys: crate::common::secrets_keys(),
         };
         let app = Application::build_with_listener(settings.clone(), listener).await.expect("server builds");
         tokio::spawn(app.run());

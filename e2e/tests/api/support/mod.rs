@@ -89,6 +89,7 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
             ..Default::default()
         },
         draws: crate::common::drand::LocalChain::default_for_tests().config(None),
+        secrets_keys: crate::common::secrets_keys(),
     }
 }
 
