@@ -147,9 +147,20 @@ fn routes(f: &Fixture) -> Vec<Route> {
             M::POST,
             "/api/owner/programs/{id}/draws",
             Owner,
-            json!({"winners": 1, "source": "news", "flag": "unflagged"}),
+            json!({"winners": 1, "source": "news", "flag": "unflagged", "closesAt": soon}),
         ),
-        route(M::POST, "/api/owner/programs/{id}/draws/{drawId}/run", Owner, json!({})),
+        route(
+            M::POST,
+            "/api/owner/programs/{id}/draws/{drawId}/run",
+            Owner,
+            json!({"beacon": {"round": 1, "signature": "00"}}),
+        ),
+        route(
+            M::POST,
+            "/api/owner/programs/{id}/draws/{drawId}/cancel",
+            Owner,
+            json!({"reasonCode": "owner_discretion"}),
+        ),
         route(
             M::POST,
             "/api/owner/programs/{id}/entries/search",
