@@ -188,8 +188,11 @@ async fn database_refusals(app: &TestApp, draw: Uuid) {
     db.batch_execute("RESET ROLE").await.unwrap();
     db.batch_execute("ALTER TABLE draws DISABLE TRIGGER draws_frozen").await.unwrap();
     db.execute("UPDATE draws SET winners = 3 WHERE id = $1", &[&draw]).await.unwrap();
+    let (ok, report) = verify(app);
+    assert!(!ok && report.contains("FAIL  the draw-freezing triggers are in place"), "{report}");
     db.batch_execute("ALTER TABLE draws ENABLE TRIGGER draws_frozen").await.unwrap();
     let (ok, report) = verify(app);
+    assert!(report.contains("ok    the draw-freezing triggers are in place"), "{report}");
     assert!(!ok && report.contains(&format!("FAIL  draw {draw}: a fixed field")), "{report}");
 }
 
