@@ -10,11 +10,13 @@ use super::use_case_error;
 use super::withdrawal::{self, Withdrawal};
 use crate::db::audit::{self, Detail, EventType};
 use crate::db::entries::{self, LockedEntry};
-use crate::db::grants::{self, GrantRow};
+use crate::db::grants;
 use crate::db::invitations;
 use crate::domain::{EntryMove, EntryState};
 use deadpool_postgres::Pool;
 use uuid::Uuid;
+
+pub use crate::db::grants::GrantRow;
 
 use_case_error! {
     pub enum DecisionError with transitions {}

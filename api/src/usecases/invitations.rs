@@ -10,7 +10,7 @@ use super::use_case_error;
 use crate::crypto;
 use crate::db::audit::{self, Detail, EventType};
 use crate::db::entries::{self, LockedEntry};
-use crate::db::invitations::{self, InvitationRow};
+use crate::db::invitations;
 use crate::db::owner_receipts::{self, Keyed, Receipt};
 use crate::db::{grants, DbError};
 use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
@@ -18,6 +18,8 @@ use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::{Pool, Transaction};
 use std::collections::HashMap;
 use uuid::Uuid;
+
+pub use crate::db::invitations::InvitationRow;
 
 use_case_error! {
     pub enum InvitationError with transitions {

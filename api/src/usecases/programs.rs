@@ -7,16 +7,21 @@
 use super::owner::{self, OwnedWorkspace, Scope};
 use super::use_case_error;
 use crate::db::audit::{self, Detail, EventType};
-use crate::db::clerk_sync::{self, ClerkSync};
-use crate::db::content::{self, ContentRow};
+use crate::db::clerk_sync;
+use crate::db::content;
 use crate::db::locks::{ProgramRow, Strength};
-use crate::db::programs::{self, NewNotice, NewProgram, NoticeRow, ProgramSettings, Summary};
+use crate::db::programs::{self, ProgramSettings, Summary};
 use crate::db::{invitations, DbError};
 use crate::domain::EntryState;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 use std::collections::BTreeMap;
 use uuid::Uuid;
+
+// What a route hands in and gets back: records the data layer binds or reads whole.
+pub use crate::db::clerk_sync::ClerkSync;
+pub use crate::db::content::ContentRow;
+pub use crate::db::programs::{NewNotice, NewProgram, NoticeRow};
 
 use_case_error! {
     pub enum ProgramError {

@@ -22,10 +22,13 @@ use super::use_case_error;
 use super::withdrawal;
 use crate::db::audit::Actor;
 use crate::db::locks::{self, Strength};
-use crate::db::signups::{self, OwnEntry};
+use crate::db::signups;
 use crate::db::{self, early_access, entries, DbError};
 use crate::identity::VerifiedUser;
 use deadpool_postgres::Pool;
+
+pub use crate::db::early_access::Content;
+pub use crate::db::signups::OwnEntry;
 
 use_case_error! {
     pub enum RecipientError with transitions {}
@@ -66,11 +69,7 @@ pub async fn withdraw(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<()
 }
 
 /// The private content of `slug`, with the program's title, for the holder of its grant.
-pub async fn early_access(
-    pool: &Pool,
-    user: &VerifiedUser,
-    slug: &str,
-) -> Result<early_access::Content, RecipientError> {
+pub async fn early_access(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<Content, RecipientError> {
     let emails = user.email_keys();
     let user_id = user.session.user_id.as_str();
     db::transaction(pool, async |tx| {

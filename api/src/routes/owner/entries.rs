@@ -4,7 +4,6 @@
 //! browsers keep it), and `GET …/entries/{entryId}` (one entry with its notice snapshot,
 //! invitations, grant and history). The cursor is opaque and holds only a time and an id.
 
-use crate::db::queue::{Cursor, Filter};
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
@@ -12,7 +11,8 @@ use crate::routes::input::page_limit;
 use crate::routes::views;
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::{history, queue};
+use crate::usecases::history;
+use crate::usecases::queue::{self, Cursor, Filter};
 use actix_web::{get, post, web, HttpResponse};
 use serde::Deserialize;
 use shared::api::{EntryDetail, EntryFlag, EntryPage, EntrySearch};

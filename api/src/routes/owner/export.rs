@@ -13,12 +13,12 @@
 //! decided before the first byte; a failure after it cuts the body short (the chunked
 //! encoding then never ends, so the client sees a broken download, not a short file).
 
-use crate::db::queue::{EntryRow, Filter};
 use crate::http::error::{ApiError, Result};
 use crate::identity::Session;
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::{queue, ReadError};
+use crate::usecases::queue::{self, EntryRow, Filter};
+use crate::usecases::ReadError;
 use actix_web::body::{BodyStream, MessageBody};
 use actix_web::http::header;
 use actix_web::web::Bytes;

@@ -3,7 +3,6 @@
 //! per key. `GET /api/v1/programs/{slug}/access?clerkUserId=` (scope `access:read`) and
 //! `GET /api/v1/programs/{slug}/entries` (scope `entries:read`).
 
-use crate::db::queue::{Cursor, Filter};
 use crate::http::api_key::ApiCaller;
 use crate::http::error::Result;
 use crate::http::ApiError;
@@ -11,6 +10,7 @@ use crate::identity::backend_user_id_ok;
 use crate::routes::input::page_limit;
 use crate::state::AppState;
 use crate::time::rfc3339;
+use crate::usecases::queue::{Cursor, Filter};
 use crate::usecases::server_api;
 use actix_web::{get, web, HttpResponse};
 use serde::Deserialize;
