@@ -6,11 +6,13 @@
 
 use super::owner::{self, Scope};
 use super::ReadError;
-use crate::db::clerk_sync_log::{self, CallRow};
+use crate::db::clerk_sync_log;
 use crate::db::workspace_audit;
 use crate::outbox::MAX_ATTEMPTS;
 use deadpool_postgres::Pool;
 use uuid::Uuid;
+
+pub use crate::db::clerk_sync_log::CallRow;
 
 /// A page of the program's Clerk calls with an id below `before`, newest first.
 pub async fn calls(

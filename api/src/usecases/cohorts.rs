@@ -9,11 +9,13 @@ use super::owner::{self, Scope};
 use super::use_case_error;
 use crate::crypto;
 use crate::db::audit::{self, Detail, EventType};
-use crate::db::cohorts::{self, CohortCodeRow, NewCohortCode};
+use crate::db::cohorts::{self, NewCohortCode};
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::Pool;
 use shared::cohort::CohortCodeState;
 use uuid::Uuid;
+
+pub use crate::db::cohorts::CohortCodeRow;
 
 use_case_error! {
     pub enum CohortError {

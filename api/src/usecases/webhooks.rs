@@ -7,7 +7,7 @@
 use super::{owner, use_case_error};
 use crate::crypto;
 use crate::db::locks::Strength;
-use crate::db::webhooks::{self, AttemptRow, DeliveryRow, EndpointRow, NewEndpoint};
+use crate::db::webhooks::{self, NewEndpoint};
 use crate::db::workspace_audit;
 use crate::outbox::target::{self, UrlError};
 use crate::outbox::MAX_ATTEMPTS;
@@ -18,6 +18,8 @@ use uuid::Uuid;
 
 /// How long a rotated-out secret keeps signing.
 pub const ROTATION_OVERLAP_HOURS: i32 = 24;
+
+pub use crate::db::webhooks::{AttemptRow, DeliveryRow, EndpointRow};
 
 use_case_error! {
     pub enum WebhookError {
