@@ -16,8 +16,8 @@ use crate::db::locks::{self, Strength};
 use crate::db::rate_limits::{self, Counted, Scope};
 use crate::db::{self, entries, grants, invitations, DbError, TxError};
 use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
-use crate::identity::{LookupError, Session};
-use crate::state::AppState;
+use crate::identity::{BackendClient, LookupError};
+use deadpool_postgres::Pool;
 use std::net::IpAddr;
 
 #[derive(Debug, thiserror::Error)]
@@ -54,17 +54,29 @@ pub enum PresentedCode {
     Cohort { digest: Vec<u8>, accepted: Option<i32> },
 }
 
-/// Redeems `code` (see [`PresentedCode`]); a cohort code may first answer with the
-/// notice to accept ([`Redeemed::NoticeRequired`], which is not a failed attempt).
+/// The failed attempts allowed: `per_account` in each window for one account, and
+/// [`ADDRESS_FACTOR`] times that for one client address; the counters' subjects are
+/// keyed with the server `key`, so no account id or address is stored.
+#[derive(Clone, Copy)]
+pub struct Allowance<'k> {
+    pub key: &'k [u8],
+    pub per_account: u32,
+}
+
+/// Redeems `code` (see [`PresentedCode`]) for the signed-in `user_id`, asking `backend`
+/// for their verified emails; a cohort code may first answer with the notice to accept
+/// ([`Redeemed::NoticeRequired`], which is not a failed attempt).
 pub async fn redeem(
-    state: &AppState,
-    session: &Session,
+    pool: &Pool,
+    backend: &BackendClient,
+    allowance: Allowance<'_>,
+    user_id: &str,
     client: Option<IpAddr>,
     code: &PresentedCode,
 ) -> Result<Redeemed, RedeemError> {
-    let limits = Limits::new(state, session, client);
-    let counted = limits.count_attempt(state).await?;
-    let outcome = attempt(state, session, code).await;
+    let limits = Limits::new(allowance, user_id, client);
+    let counted = limits.count_attempt(pool).await?;
+    let outcome = attempt(pool, backend, user_id, code).await;
     match &outcome {
         Ok(Redeemed::Active(_)) => crate::metrics::count("redemption", "redeemed"),
         Ok(Redeemed::NoticeRequired { .. }) => crate::metrics::count("redemption", "notice_required"),
@@ -72,29 +84,32 @@ pub async fn redeem(
         Err(_) => {}
     }
     if !matches!(outcome, Err(RedeemError::Denied)) {
-        limits.refund(state, counted).await;
+        limits.refund(pool, counted).await;
     }
     outcome
 }
 
 /// The identity lookup, then the code's own transaction.
-async fn attempt(state: &AppState, session: &Session, code: &PresentedCode) -> Result<Redeemed, RedeemError> {
-    let emails = state.identity.backend.verified_emails(&session.user_id).await?;
+async fn attempt(
+    pool: &Pool,
+    backend: &BackendClient,
+    user_id: &str,
+    code: &PresentedCode,
+) -> Result<Redeemed, RedeemError> {
+    let emails = backend.verified_emails(user_id).await?;
     let emails: Vec<&str> = emails.iter().map(|e| e.as_str()).collect();
     match code {
-        PresentedCode::Invitation(digest) => {
-            grant(state, digest, &session.user_id, &emails).await.map(Redeemed::Active)
-        }
+        PresentedCode::Invitation(digest) => grant(pool, digest, user_id, &emails).await.map(Redeemed::Active),
         PresentedCode::Cohort { digest, accepted } => {
-            cohort_redemption::redeem(&state.pool, digest, &session.user_id, &emails, *accepted).await
+            cohort_redemption::redeem(pool, digest, user_id, &emails, *accepted).await
         }
     }
 }
 
 /// The transaction; `Denied` for every reason the code does not open the program.
-async fn grant(state: &AppState, digest: &[u8], user_id: &str, emails: &[&str]) -> Result<String, RedeemError> {
+async fn grant(pool: &Pool, digest: &[u8], user_id: &str, emails: &[&str]) -> Result<String, RedeemError> {
     use RedeemError::Denied;
-    db::transaction(&state.pool, async |tx| {
+    db::transaction(pool, async |tx| {
         let (invitation_id, program_id, entry_id, workspace_id) =
             invitations::route_by_digest(tx, digest).await?.ok_or(Denied)?;
         if locks::workspace(tx, workspace_id, Strength::KeyShare).await? != Some(true) {
@@ -141,12 +156,12 @@ struct Limits {
 }
 
 impl Limits {
-    fn new(state: &AppState, session: &Session, client: Option<IpAddr>) -> Self {
-        let key = &state.settings.hmac_key;
+    fn new(allowance: Allowance<'_>, user_id: &str, client: Option<IpAddr>) -> Self {
+        let key = allowance.key;
         Limits {
-            user: rate_limits::subject(key, Scope::RedeemUser, &session.user_id),
+            user: rate_limits::subject(key, Scope::RedeemUser, user_id),
             addr: client.map(|ip| rate_limits::subject(key, Scope::RedeemAddr, &ip.to_string())),
-            per_user: state.settings.redeem_failures_per_15min,
+            per_user: allowance.per_account,
         }
     }
 
@@ -160,8 +175,8 @@ impl Limits {
 
     /// Counts this attempt for the account and the address; refused when either is now
     /// past its allowance.
-    async fn count_attempt(&self, state: &AppState) -> Result<Counted, RedeemError> {
-        let conn = state.pool.get().await.map_err(DbError::from)?;
+    async fn count_attempt(&self, pool: &Pool) -> Result<Counted, RedeemError> {
+        let conn = pool.get().await.map_err(DbError::from)?;
         rate_limits::count_first(&conn, &self.counters(), WINDOW_SECS)
             .await?
             .map_err(|refused| RedeemError::RateLimited { retry_after: refused.retry_after })
@@ -169,9 +184,9 @@ impl Limits {
 
     /// Takes the attempt back: it was not a failed guess. Best effort — the answer is
     /// already decided, and a lost refund only costs one attempt in this window.
-    async fn refund(&self, state: &AppState, counted: Counted) {
+    async fn refund(&self, pool: &Pool, counted: Counted) {
         let counters: Vec<(Scope, &[u8])> = self.counters().into_iter().map(|(s, subject, _)| (s, subject)).collect();
-        let refunded = match state.pool.get().await {
+        let refunded = match pool.get().await {
             Ok(conn) => rate_limits::refund(&conn, &counters, counted).await,
             Err(e) => Err(DbError::from(e)),
         };
