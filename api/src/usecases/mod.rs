@@ -29,6 +29,7 @@ pub mod membership;
 pub mod owner;
 pub mod personal_data;
 pub mod programs;
+pub mod public;
 pub mod queue;
 pub mod recipient;
 pub mod redemption;
