@@ -191,25 +191,3 @@ pub async fn deliveries(
         .collect();
     Ok((deliveries, attempts))
 }
-
-/// Makes one delivery due now again (whatever its state), with one attempt left at
-/// least. False when it is not a delivery of this workspace's endpoint.
-pub async fn retry(
-    tx: &Transaction<'_>,
-    workspace_id: Uuid,
-    endpoint_id: Uuid,
-    delivery_id: i64,
-    now: DateTime<Utc>,
-    max_attempts: i32,
-) -> Result<bool> {
-    let n = tx
-        .execute(
-            "UPDATE outbox_deliveries d SET state = 'pending', next_attempt_at = $4, finished_at = NULL, \
-               attempts = least(d.attempts, $5 - 1) \
-             FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.workspace_id = $1 \
-               AND d.endpoint_id = $2 AND d.id = $3",
-            &[&workspace_id, &endpoint_id, &delivery_id, &now, &max_attempts],
-        )
-        .await?;
-    Ok(n == 1)
-}

@@ -135,34 +135,23 @@ pub enum Admission {
 const RATE_WINDOW_SECS: i32 = 60;
 
 /// What an admission is checked with besides the database: the server key (request
-/// bindings, rate-limit subjects, proof-of-work signatures) and the new-key attempts
-/// one client address may make per minute.
+/// bindings, rate-limit subjects, proof-of-work signatures), the new-key attempts one
+/// client address may make per minute, and the address this one comes from.
 #[derive(Clone, Copy)]
 pub struct Gate<'k> {
     pub key: &'k [u8],
     pub per_minute: u32,
+    pub client: Option<IpAddr>,
 }
 
-/// Admits one signup to the program `slug` from `client` (see the module policy).
-pub async fn sign_up(
-    pool: &Pool,
-    gate: Gate<'_>,
-    slug: &str,
-    signup: &NewSignup,
-    client: Option<IpAddr>,
-) -> Result<Admission, AdmitError> {
-    let outcome = admit(pool, gate, slug, signup, client).await;
+/// Admits one signup to the program `slug` through `gate` (see the module policy).
+pub async fn sign_up(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> Result<Admission, AdmitError> {
+    let outcome = admit(pool, gate, slug, signup).await;
     metrics::count("admission", outcome_label(&outcome));
     outcome
 }
 
-async fn admit(
-    pool: &Pool,
-    gate: Gate<'_>,
-    slug: &str,
-    signup: &NewSignup,
-    client: Option<IpAddr>,
-) -> Result<Admission, AdmitError> {
+async fn admit(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> Result<Admission, AdmitError> {
     let conn = pool.get().await.map_err(DbError::from)?;
     let resolved = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
     let (target, committed) = (resolved.target, resolved.committed);
@@ -172,7 +161,7 @@ async fn admit(
         false => verify_work(gate.key, slug, signup, resolved.pow_level)?,
     };
     if !committed {
-        let addr = client.map(|ip| ip.to_string()).unwrap_or_default();
+        let addr = gate.client.map(|ip| ip.to_string()).unwrap_or_default();
         let subject = rate_limits::subject(gate.key, Scope::SignupAddr, &addr);
         let counters = [(Scope::SignupAddr, subject.as_slice(), gate.per_minute)];
         if let Err(refused) = rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {

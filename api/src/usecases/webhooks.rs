@@ -7,6 +7,7 @@
 use super::{owner, use_case_error};
 use crate::crypto;
 use crate::db::locks::Strength;
+use crate::db::outbox::{self, Retry};
 use crate::db::webhooks::{self, NewEndpoint};
 use crate::db::workspace_audit;
 use crate::outbox::target::{self, UrlError};
@@ -207,7 +208,8 @@ pub async fn retry(
     delivery_id: i64,
 ) -> Result<(), WebhookError> {
     owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
-        if !webhooks::retry(w.tx, workspace_id, id, delivery_id, w.now, MAX_ATTEMPTS).await? {
+        let retry = Retry::Webhook { workspace_id, endpoint_id: id, delivery_id };
+        if !outbox::make_due(w.tx, retry, w.now, MAX_ATTEMPTS).await? {
             return Err(WebhookError::NotFound);
         }
         workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.delivery_retried", Some(id), w.now).await?;

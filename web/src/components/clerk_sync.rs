@@ -5,13 +5,12 @@
 //! one (like a webhook's delivery log).
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-use serde_json::json;
 use shared::api::{PatchProgramRequest, Program};
 use shared::clerk_sync::{organization_id_ok, role_ok, ClerkCallOutcome, ClerkSyncCallLog, ClerkSyncSetting};
 use uuid::Uuid;
 
 use crate::api;
+use crate::components::retry_then_refetch;
 use crate::components::status::{loaded, Empty, ErrorNotice};
 use crate::components::text::time;
 
@@ -91,13 +90,7 @@ fn ClerkSyncLog(program: Uuid) -> impl IntoView {
     let path = format!("/api/owner/programs/{program}/clerk-sync/deliveries");
     let list_path = path.clone();
     let log = LocalResource::new(move || api::get::<shared::clerk_sync::ClerkSyncCallsResponse>(list_path.clone()));
-    let retry = Callback::new(move |delivery: i64| {
-        let path = format!("{path}/{delivery}/retry");
-        spawn_local(async move {
-            let _ = api::post::<_, serde_json::Value>(path, &json!({})).await;
-            log.refetch();
-        });
-    });
+    let retry = retry_then_refetch(path, log);
     view! {
         <div class="row spread">
             <h3>"Calls to Clerk"</h3>

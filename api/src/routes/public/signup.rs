@@ -42,8 +42,11 @@ async fn signup(
     slug: web::Path<Slug>,
 ) -> Result<HttpResponse> {
     let signup = NewSignup::try_from(body.into_inner())?;
-    let client = client_addr(&req, &state.settings.trusted_proxies);
-    let gate = Gate { key: &state.settings.hmac_key, per_minute: state.settings.signup_rate_per_minute };
-    admission::sign_up(&state.pool, gate, slug.as_str(), &signup, client).await?;
+    let gate = Gate {
+        key: &state.settings.hmac_key,
+        per_minute: state.settings.signup_rate_per_minute,
+        client: client_addr(&req, &state.settings.trusted_proxies),
+    };
+    admission::sign_up(&state.pool, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))
 }

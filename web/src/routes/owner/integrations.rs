@@ -15,9 +15,9 @@ use uuid::Uuid;
 use crate::api::{self, ApiError};
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyField;
-use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn, Success};
 use crate::components::text::time;
+use crate::components::{retry_then_refetch, set_title};
 use crate::routes::owner::uuid_param;
 
 #[component]
@@ -147,15 +147,10 @@ fn Endpoint(ws: Uuid, h: Webhook, secret: RwSignal<Option<String>>, reload: Call
 
 #[component]
 fn DeliveryLog(path: String) -> impl IntoView {
-    let list_path = format!("{path}/deliveries");
+    let deliveries = format!("{path}/deliveries");
+    let list_path = deliveries.clone();
     let log = LocalResource::new(move || api::get::<DeliveriesResponse>(list_path.clone()));
-    let retry = Callback::new(move |id: i64| {
-        let path = format!("{path}/deliveries/{id}/retry");
-        spawn_local(async move {
-            let _ = api::post::<_, serde_json::Value>(path, &json!({})).await;
-            log.refetch();
-        });
-    });
+    let retry = retry_then_refetch(deliveries, log);
     view! {
         {loaded(log, move |r| match r {
             Ok(page) if page.deliveries.is_empty() => view! { <Empty><p>"No deliveries yet."</p></Empty> }.into_any(),
