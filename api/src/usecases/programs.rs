@@ -4,6 +4,7 @@
 //! revision and records one event; opening signup needs a current notice, enabling
 //! access needs content, and the seat cap never drops below the seats in use.
 
+use super::limits;
 use super::owner::{self, OwnedWorkspace, Scope};
 use super::use_case_error;
 use crate::db::audit::{self, Detail, EventType};
@@ -125,7 +126,7 @@ pub async fn patch(
             return Err(ProgramError::ContentRequired);
         }
         if after.seat_cap < before.seat_cap
-            && i64::from(after.seat_cap) < invitations::seats_in_use(o.tx, program.id, o.now).await?
+            && !limits::seats_free(invitations::seats_in_use(o.tx, program.id, o.now).await?, 0, after.seat_cap)
         {
             return Err(ProgramError::SeatCapBelowUse);
         }

@@ -10,15 +10,20 @@
 //! the transaction takes the locks workspace → program → entry → invitation → grant
 //! and decides on fresh reads.
 
-use super::cohort_redemption::{self, Redeemed};
+use super::cohort_redemption::{self, Refused};
+use super::invitations::{self as usecases_invitations, InvitationRow};
 use crate::db::audit::{self, Actor, Detail, EventType};
+use crate::db::entries::{self, LockedEntry};
 use crate::db::locks::{self, Strength};
 use crate::db::rate_limits::{self, Counted, Scope};
-use crate::db::{self, entries, grants, invitations, DbError, TxError};
+use crate::db::{self, grants, invitations, DbError, TxError};
 use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
 use crate::identity::{BackendClient, LookupError};
+use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 use std::net::IpAddr;
+
+pub use super::cohort_redemption::Redeemed;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RedeemError {
@@ -32,6 +37,15 @@ pub enum RedeemError {
     Identity(#[from] LookupError),
     #[error(transparent)]
     Db(#[from] DbError),
+}
+
+impl From<Refused> for RedeemError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::NotFound => RedeemError::Denied,
+            Refused::Db(e) => RedeemError::Db(e),
+        }
+    }
 }
 
 impl TxError for RedeemError {
@@ -101,7 +115,7 @@ async fn attempt(
     match code {
         PresentedCode::Invitation(digest) => grant(pool, digest, user_id, &emails).await.map(Redeemed::Active),
         PresentedCode::Cohort { digest, accepted } => {
-            cohort_redemption::redeem(pool, digest, user_id, &emails, *accepted).await
+            Ok(cohort_redemption::redeem(pool, digest, user_id, &emails, *accepted).await?)
         }
     }
 }
@@ -116,17 +130,11 @@ async fn grant(pool: &Pool, digest: &[u8], user_id: &str, emails: &[&str]) -> Re
             return Err(Denied);
         }
         let program = locks::program(tx, workspace_id, program_id, Strength::Update).await?.ok_or(Denied)?;
-        let entry = entries::lock(tx, program.id, entry_id).await?.filter(|e| e.state == EntryState::Invited);
-        let entry = entry.ok_or(Denied)?;
+        let entry = entries::lock(tx, program.id, entry_id).await?.ok_or(Denied)?;
         let invitation = invitations::lock(tx, program.id, invitation_id).await?.ok_or(Denied)?;
-        let existing_grant = grants::lock_of_entries(tx, &[entry_id]).await?;
+        let granted = !grants::lock_of_entries(tx, &[entry_id]).await?.is_empty();
         let now = locks::now(tx).await?;
-        let usable = invitation.state == InvitationState::Issued
-            && invitation.delivery_recorded_at.is_some()
-            && now < invitation.expires_at
-            && emails.contains(&entry.email.as_str())
-            && existing_grant.is_empty();
-        if !usable {
+        if !opens(&entry, &invitation, emails, granted, now) {
             return Err(Denied);
         }
         let redeemed = InvitationMove::new(invitation.state, InvitationState::Redeemed).map_err(|_| Denied)?;
@@ -146,6 +154,18 @@ async fn grant(pool: &Pool, digest: &[u8], user_id: &str, emails: &[&str]) -> Re
         Ok(program.slug)
     })
     .await
+}
+
+/// Whether an invitation code opens its program for a user whose verified emails are
+/// `emails`, decided on the rows locked for it at `now`: the entry is invited and holds
+/// no grant yet (`granted`), its invitation may be redeemed ([`invitations::redeemable`]:
+/// issued, marked sent, unexpired), and the entry's email is one of the user's. Every
+/// `false` is the same [`RedeemError::Denied`].
+fn opens(entry: &LockedEntry, invitation: &InvitationRow, emails: &[&str], granted: bool, now: DateTime<Utc>) -> bool {
+    entry.state == EntryState::Invited
+        && !granted
+        && usecases_invitations::redeemable(invitation, now)
+        && emails.contains(&entry.email.as_str())
 }
 
 /// The rate-limit subjects of one attempt.
@@ -193,5 +213,36 @@ impl Limits {
         if let Err(e) = refunded {
             tracing::warn!(error = %e, "redemption attempt not refunded");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usecases::invitations::tests::invitation;
+    use chrono::Duration;
+    use uuid::Uuid;
+
+    fn entry(state: EntryState) -> LockedEntry {
+        LockedEntry { id: Uuid::from_u128(1), state, email: "ann@example.com".to_owned() }
+    }
+
+    #[test]
+    fn an_invitation_code_opens_only_with_every_condition_met() {
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let sent = invitation(InvitationState::Issued, now + Duration::days(1), true);
+        let mine = ["ann@example.com", "ann@work.example"];
+        assert!(opens(&entry(EntryState::Invited), &sent, &mine, false, now));
+
+        assert!(!opens(&entry(EntryState::Selected), &sent, &mine, false, now), "entry not invited");
+        assert!(!opens(&entry(EntryState::Invited), &sent, &mine, true, now), "a grant already");
+        assert!(!opens(&entry(EntryState::Invited), &sent, &["bob@example.com"], false, now), "another's email");
+        assert!(!opens(&entry(EntryState::Invited), &sent, &[], false, now), "no verified email");
+        let unsent = invitation(InvitationState::Issued, now + Duration::days(1), false);
+        assert!(!opens(&entry(EntryState::Invited), &unsent, &mine, false, now), "not marked sent");
+        let expired = invitation(InvitationState::Issued, now, true);
+        assert!(!opens(&entry(EntryState::Invited), &expired, &mine, false, now), "expired");
+        let revoked = invitation(InvitationState::Revoked, now + Duration::days(1), true);
+        assert!(!opens(&entry(EntryState::Invited), &revoked, &mine, false, now), "revoked");
     }
 }
