@@ -123,7 +123,7 @@ async fn an_erasure_lost_by_restoring_an_older_backup_is_reported_and_reapplied(
 
     // Disaster: the older backup is restored, and the suppressions carried over from
     // the newer one (README, "Restoring after an erasure").
-    let restored = db::fresh_database().await;
+    let restored = db::empty_database().await;
     restore(&older, &restored, &[]);
     restore(&newer, &restored, &["--data-only", "--table=erasure_suppressions"]);
     let (ok, report) = vestibule(&restored, &["verify"]);

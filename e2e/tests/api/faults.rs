@@ -84,7 +84,7 @@ async fn a_database_restart_gives_clean_503s_and_the_api_recovers_by_itself() {
     admin.batch_execute("CREATE DATABASE restart").await.unwrap();
     let db_url = cluster.url("restart");
     let clerk = ClerkDev::start().await;
-    let api = ApiProcess::start(&db_url, &clerk, &[]).await; // migrates the new database
+    let api = ApiProcess::start(&db_url, &clerk, &[]).await; // migrated as the owner, served as the app login
     let app = TestApp::attach(&api.base, &db_url, clerk);
     let (owner, ws) = app.owner("owner@example.com").await;
     owner.program_with(ws, "restart", Default::default()).await;

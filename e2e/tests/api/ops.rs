@@ -34,7 +34,7 @@ async fn backup_and_restore(from: &str) -> String {
     let dump = std::env::temp_dir().join(format!("vestibule-{}.dump", Uuid::new_v4().simple()));
     let out = Command::new("pg_dump").args(["-Fc", "-f"]).arg(&dump).arg(from).output().expect("pg_dump runs");
     assert!(out.status.success(), "pg_dump: {}", String::from_utf8_lossy(&out.stderr));
-    let target = db::fresh_database().await;
+    let target = db::empty_database().await;
     let out =
         Command::new("pg_restore").args(["--no-owner", "-d", &target]).arg(&dump).output().expect("pg_restore runs");
     assert!(out.status.success(), "pg_restore: {}", String::from_utf8_lossy(&out.stderr));
@@ -266,7 +266,7 @@ async fn two_instances_race_for_the_last_seat_and_the_first_in_line_wins_in_both
 /// unapplied and `outbox_events` did not exist.
 #[tokio::test]
 async fn a_database_of_an_earlier_build_gets_the_lower_numbered_migrations_it_lacks() {
-    let url = db::fresh_database().await;
+    let url = db::empty_database().await;
     // The second round's first landing: the first round's schema, V6 and V60.
     api::db::migrate_versions(&url, |v| v <= 6 || v == 60).await.expect("the earlier build's migrations");
     let out = vestibule(&url, &["migrate"]);

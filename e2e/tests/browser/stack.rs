@@ -41,6 +41,9 @@ pub struct Stack {
     /// The API's origin, which is also the browser's.
     pub base: String,
     pub clerk: ClerkDev,
+    /// The database owner's URL (the maintenance channel's access); the server's own
+    /// login is in `settings`.
+    owner_db_url: String,
     settings: Settings,
     http: reqwest::Client,
 }
@@ -59,14 +62,16 @@ impl Stack {
             dist.join("index.html").display()
         );
         api::telemetry::init();
-        let db_url = db::fresh_database().await;
+        // Migrated as the owner; the server logs in as the app login, as in production.
+        let owner_db_url = db::fresh_database().await;
+        let db_url = db::app_url(&owner_db_url).await;
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
         let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
         let clerk = ClerkDev::start_for(&base).await;
         let settings = crate::common::settings(&db_url, &clerk, &base);
         let app = Application::build_with_listener(settings.clone(), listener).await.expect("server builds");
         tokio::spawn(app.run());
-        Stack { base, clerk, settings, http: reqwest::Client::new() }
+        Stack { base, clerk, owner_db_url, settings, http: reqwest::Client::new() }
     }
 
     /// Makes `email` the owner of a new workspace (the maintenance channel, as the CLI
@@ -78,7 +83,7 @@ impl Stack {
     /// [`Stack::owner`] with Clerk's first and last name set (the pages name owners by it).
     pub async fn named_owner(&self, email: &str, name: Option<(&str, &str)>) -> (User, Uuid) {
         let user_id = self.clerk.create_named_user(email, name.map(|n| n.0), name.map(|n| n.1)).await;
-        let pool = api::db::pool(&self.settings.database_url, 1).unwrap();
+        let pool = api::db::pool(&self.owner_db_url, 1).unwrap();
         let workspace = api::db::transaction(&pool, async |tx| {
             api::db::staff::bootstrap(tx, "Acme Labs", &user_id, "browser-test").await
         })

@@ -48,6 +48,9 @@ use uuid::Uuid;
 pub struct TestApp {
     /// Where requests go: the in-process server, or a process (see [`TestApp::at`]).
     pub base: String,
+    /// The database owner's URL: what the test arranges and asserts through, and what the
+    /// CLI runs with (the operator's access). The server itself logs in as the app login
+    /// (`settings.database_url`, [`db::app_url`]).
     pub db_url: String,
     pub clerk: Arc<ClerkDev>,
     pub http: reqwest::Client,
@@ -92,11 +95,13 @@ impl TestApp {
         Self::spawn_on(db::fresh_database().await, adjust).await
     }
 
-    /// Starts everything on an existing database (e.g. a private cluster's).
+    /// Starts everything on an existing database (e.g. a private cluster's), given by its
+    /// owner's URL: it is migrated as the owner, and the server logs in as the app login
+    /// ([`db::app_url`]), as in production.
     pub async fn spawn_on(db_url: String, adjust: impl FnOnce(&mut Settings)) -> TestApp {
         api::telemetry::init();
         let clerk = ClerkDev::start().await;
-        let mut settings = settings(&db_url, &clerk);
+        let mut settings = settings(&db::prepare(&db_url).await, &clerk);
         adjust(&mut settings);
         let server = Application::build(settings.clone()).await.expect("server builds");
         let base = format!("http://127.0.0.1:{}", server.port());

@@ -36,8 +36,11 @@ fn free_port() -> u16 {
 }
 
 impl ApiProcess {
-    /// Starts `vestibule serve` on a free loopback port with the test settings.
+    /// Starts `vestibule serve` on a free loopback port with the test settings, on the
+    /// database whose owner's URL is `db_url`: migrated as the owner first, then served
+    /// by the app login (`db::prepare`), as in production.
     pub async fn start(db_url: &str, clerk: &ClerkDev, extra_env: &[(&str, &str)]) -> ApiProcess {
+        let db_url = &super::db::prepare(db_url).await;
         let port = free_port();
         let log = std::env::temp_dir().join(format!("vestibule-{}.log", uuid::Uuid::new_v4().simple()));
         let file = std::fs::File::create(&log).unwrap();
