@@ -206,7 +206,7 @@ pub async fn make_due(tx: &Transaction<'_>, retry: Retry, now: DateTime<Utc>, ma
         ),
     };
     let stmt = tx.prepare_cached(&format!("{DUE} {owned_by}")).await?;
-    let params: Vec<&(dyn ToSql + Sync)> =
-        [&now as &(dyn ToSql + Sync), &max_attempts].into_iter().chain(ids).collect();
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&now, &max_attempts];
+    params.extend(ids);
     Ok(tx.execute(&stmt, &params).await? == 1)
 }

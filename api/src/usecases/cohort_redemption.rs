@@ -4,9 +4,9 @@
 //! grant. Policy: the same [`Refused::NotFound`] for every reason the code does not
 //! open the program for this user (unknown, revoked, expired, used up, no seat, an
 //! entry or grant already there, no notice), so the answer is today's redemption
-//! failure (`super::redemption` turns it into its `Denied`; this module is its callee
-//! and knows nothing of it). A usable code without acceptance of the current notice writes nothing and
-//! answers [`Redeemed::NoticeRequired`] with that notice.
+//! failure (`super::redemption`, the caller, turns it into its `Denied`; this module
+//! knows nothing of its caller). A usable code without acceptance of the current notice
+//! writes nothing and answers [`Redeemed::NoticeRequired`] with that notice.
 //!
 //! Locks: workspace `FOR KEY SHARE` → program `FOR UPDATE` → the caller's entry (none
 //! may exist) → the code `FOR UPDATE`; then the clock, and fresh reads of seats and the

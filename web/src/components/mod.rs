@@ -1,6 +1,6 @@
 //! Reusable pieces shared by several pages: state boxes, the notice, text helpers, the
 //! early-access content's Markdown, charts, confirmation and reason forms, the copy field,
-//! file downloads and a delivery log's retry.
+//! file downloads, a scrolling table and a delivery log's retry.
 
 pub mod bulk;
 pub mod chart;
@@ -19,6 +19,7 @@ pub mod pow;
 pub mod program_nav;
 pub mod reason;
 pub mod status;
+pub mod table;
 pub mod text;
 
 use leptos::prelude::{Callback, LocalResource};
