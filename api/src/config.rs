@@ -59,6 +59,9 @@ pub struct IntegrationSettings {
     pub lease_secs: u32,
     /// `API_KEY_RATE_PER_MINUTE`: requests one API key may make per minute (default 600).
     pub api_key_rate_per_minute: u32,
+    /// `CLERK_SYNC_ROLES`: the organization roles a program's "On grant, in Clerk" setting
+    /// may give (comma-separated, default `org:member`); never an admin role.
+    pub clerk_sync_roles: Vec<String>,
 }
 
 impl Default for IntegrationSettings {
@@ -69,6 +72,7 @@ impl Default for IntegrationSettings {
             backoff_scale: 1.0,
             lease_secs: 60,
             api_key_rate_per_minute: 600,
+            clerk_sync_roles: vec!["org:member".to_owned()],
         }
     }
 }
@@ -178,6 +182,10 @@ impl Settings {
                     .ok_or_else(|| err("OUTBOX_BACKOFF_SCALE must be a number in (0, 1]"))?,
                 lease_secs: number("OUTBOX_LEASE_SECS", 60)?,
                 api_key_rate_per_minute: number("API_KEY_RATE_PER_MINUTE", 600)?,
+                clerk_sync_roles: match list("CLERK_SYNC_ROLES") {
+                    roles if roles.is_empty() => IntegrationSettings::default().clerk_sync_roles,
+                    roles => roles,
+                },
             },
         };
         settings.validate()?;
@@ -200,6 +208,9 @@ impl Settings {
         }
         if self.db_pool_size == 0 {
             return Err(err("DB_POOL_SIZE must be positive"));
+        }
+        if let Some(r) = self.integrations.clerk_sync_roles.iter().find(|r| !shared::clerk_sync::role_ok(r)) {
+            return Err(err(format!("CLERK_SYNC_ROLES: {r} is not a non-admin org:<key> role")));
         }
         if self.app_env == AppEnv::Production {
             if let Some(o) = self.app_origins.iter().find(|o| !o.starts_with("https://")) {

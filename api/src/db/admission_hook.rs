@@ -30,9 +30,25 @@ pub async fn set_secret(tx: &Transaction<'_>, workspace_id: Uuid, sealed: &[u8],
     Ok(())
 }
 
-/// Records a message id; false when it was seen already (a replay). Forgets ids older
-/// than `keep_secs` (past the timestamp window, a replay is refused by its timestamp).
-pub async fn first_receipt(tx: &Transaction<'_>, workspace_id: Uuid, message_id: &str, keep_secs: f64) -> Result<bool> {
+/// A message id seen before: the binding and decision stored with it (`None` for a
+/// receipt made before V82).
+pub struct Receipt {
+    pub binding: Option<Vec<u8>>,
+    pub admitted: Option<bool>,
+}
+
+/// Records a message id with its binding and the decision given; answers `None` when it
+/// is new, else the receipt stored the first time (a concurrent first delivery of the
+/// same id is waited for: the unique key blocks until it commits). Forgets ids older than
+/// `keep_secs` (past the timestamp window, a replay is refused by its timestamp).
+pub async fn receipt(
+    tx: &Transaction<'_>,
+    workspace_id: Uuid,
+    message_id: &str,
+    binding: &[u8],
+    admitted: bool,
+    keep_secs: f64,
+) -> Result<Option<Receipt>> {
     tx.execute(
         "DELETE FROM hook_receipts WHERE received_at < clock_timestamp() - make_interval(secs => $1)",
         &[&keep_secs],
@@ -40,12 +56,24 @@ pub async fn first_receipt(tx: &Transaction<'_>, workspace_id: Uuid, message_id:
     .await?;
     let n = tx
         .execute(
-            "INSERT INTO hook_receipts (workspace_id, message_id, received_at) VALUES ($1, $2, clock_timestamp()) \
-             ON CONFLICT DO NOTHING",
+            "INSERT INTO hook_receipts (workspace_id, message_id, received_at, binding, admitted) \
+             VALUES ($1, $2, clock_timestamp(), $3, $4) ON CONFLICT DO NOTHING",
+            &[&workspace_id, &message_id, &binding, &admitted],
+        )
+        .await?;
+    if n == 1 {
+        return Ok(None);
+    }
+    let row = tx
+        .query_opt(
+            "SELECT binding, admitted FROM hook_receipts WHERE workspace_id = $1 AND message_id = $2",
             &[&workspace_id, &message_id],
         )
         .await?;
-    Ok(n == 1)
+    // Forgotten between the two statements (older than the window): a replay as before.
+    Ok(Some(
+        row.map_or(Receipt { binding: None, admitted: None }, |r| Receipt { binding: r.get(0), admitted: r.get(1) }),
+    ))
 }
 
 /// Whether `email_key` holds an unexpired issued invitation or an active grant in a

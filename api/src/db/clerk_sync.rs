@@ -1,9 +1,12 @@
 //! `program_clerk_sync`: a program's "on grant, in Clerk" setting (absent = off), and
-//! what the `clerk_sync` outbox handler reads about a grant. Policy: the handler decides
+//! what the `clerk_sync` outbox handler reads about a grant. An organization saved before
+//! V81 was never checked against the organization's admins: every read here (and the
+//! program summary's) takes it as absent until an admin saves it again. Policy: the handler decides
 //! from the grant's state *now* and the setting *now*, so deliveries that are retried or
 //! arrive out of order still converge.
 
 use super::Result;
+use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use deadpool_postgres::Transaction;
 use uuid::Uuid;
@@ -15,19 +18,28 @@ pub struct ClerkSync {
     pub organization: Option<(String, String)>,
 }
 
-/// Replaces a locked program's setting (`None` removes it).
-pub async fn set(tx: &Transaction<'_>, program_id: Uuid, setting: Option<&ClerkSync>) -> Result<()> {
+/// Replaces a locked program's setting (`None` removes it). An organization is stored
+/// with the staff member whose `org:admin` membership was checked for it and the time
+/// (V81): the caller asked Clerk before the transaction.
+pub async fn set(
+    tx: &Transaction<'_>,
+    program_id: Uuid,
+    setting: Option<&ClerkSync>,
+    checked_by: Uuid,
+    now: DateTime<Utc>,
+) -> Result<()> {
     let stmt = tx.prepare_cached("DELETE FROM program_clerk_sync WHERE program_id = $1").await?;
     tx.execute(&stmt, &[&program_id]).await?;
     if let Some(s) = setting {
         let (org, role) = s.organization.clone().unzip();
+        let checked = org.is_some().then_some((checked_by, now)).unzip();
         let stmt = tx
             .prepare_cached(
-                "INSERT INTO program_clerk_sync (program_id, public_metadata, organization_id, organization_role) \
-                 VALUES ($1, $2, $3, $4)",
+                "INSERT INTO program_clerk_sync (program_id, public_metadata, organization_id, organization_role, \
+                   organization_checked_by, organization_checked_at) VALUES ($1, $2, $3, $4, $5, $6)",
             )
             .await?;
-        tx.execute(&stmt, &[&program_id, &s.public_metadata, &org, &role]).await?;
+        tx.execute(&stmt, &[&program_id, &s.public_metadata, &org, &role, &checked.0, &checked.1]).await?;
     }
     Ok(())
 }
@@ -36,7 +48,8 @@ pub async fn set(tx: &Transaction<'_>, program_id: Uuid, setting: Option<&ClerkS
 pub async fn get(tx: &Transaction<'_>, program_id: Uuid) -> Result<Option<ClerkSync>> {
     let stmt = tx
         .prepare_cached(
-            "SELECT public_metadata, organization_id, organization_role FROM program_clerk_sync WHERE program_id = $1",
+            "SELECT cs.public_metadata, CASE WHEN cs.organization_checked_at IS NOT NULL THEN cs.organization_id END, \
+               cs.organization_role FROM program_clerk_sync cs WHERE cs.program_id = $1",
         )
         .await?;
     Ok(tx.query_opt(&stmt, &[&program_id]).await?.map(|r| ClerkSync {
@@ -78,8 +91,8 @@ fn synced(r: &tokio_postgres::Row, at: usize) -> Option<Synced> {
 pub async fn grant_target(client: &impl GenericClient, grant_id: Uuid) -> Result<Option<GrantTarget>> {
     let stmt = client
         .prepare_cached(
-            "SELECT g.clerk_user_id, g.active, p.public_slug, cs.public_metadata, cs.organization_id, \
-               cs.organization_role, s.clerk_user_id, s.public_metadata, s.organization_id, s.organization_role \
+            "SELECT g.clerk_user_id, g.active, p.public_slug, cs.public_metadata, \
+               CASE WHEN cs.organization_checked_at IS NOT NULL THEN cs.organization_id END, cs.organization_role, s.clerk_user_id, s.public_metadata, s.organization_id, s.organization_role \
              FROM grants g JOIN programs p ON p.id = g.program_id \
              LEFT JOIN program_clerk_sync cs ON cs.program_id = g.program_id \
              LEFT JOIN clerk_sync_grants s ON s.grant_id = g.id WHERE g.id = $1",

@@ -95,7 +95,8 @@ pub async fn with_summaries(
            EXISTS (SELECT 1 FROM early_access_content WHERE program_id = p.id), \
            n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, \
            s.waiting, s.selected, s.active, o.not_sent, o.expiring_soon, \
-           cs.public_metadata, cs.organization_id, cs.organization_role, s.entries \
+           cs.public_metadata, CASE WHEN cs.organization_checked_at IS NOT NULL THEN cs.organization_id END, \
+           cs.organization_role, s.entries \
          FROM programs p LEFT JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
          LEFT JOIN program_clerk_sync cs ON cs.program_id = p.id \
          CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE state = 'waiting') AS waiting, \

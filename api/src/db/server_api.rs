@@ -23,7 +23,8 @@ pub async fn granted(
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM programs p JOIN workspaces w ON w.id = p.workspace_id \
                JOIN grants g ON g.program_id = p.id JOIN entries e ON e.id = g.entry_id AND e.program_id = p.id \
-               WHERE p.id = $1 AND w.active AND g.active AND g.clerk_user_id = $2 AND e.state = 'active' \
+               WHERE p.id = $1 AND w.active AND p.access_enabled AND g.active AND g.clerk_user_id = $2 \
+                 AND e.state = 'active' \
                  AND ($3::text[] IS NULL OR e.email_key = ANY($3)))",
         )
         .await?;

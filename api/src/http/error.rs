@@ -223,6 +223,8 @@ impl From<ProgramError> for ApiError {
             ProgramError::NoticeRequired => conflict(ErrorCode::NoticeRequired),
             ProgramError::ContentRequired => conflict(ErrorCode::ContentRequired),
             ProgramError::SeatCapBelowUse => conflict(ErrorCode::SeatCapBelowUse),
+            ProgramError::ClerkSyncRefused => ApiError::BadRequest(ErrorCode::InvalidClerkSync),
+            ProgramError::IdentityUnavailable => ApiError::IdentityUnavailable("organization lookup".into()),
             ProgramError::Db(e) => e.into(),
         }
     }

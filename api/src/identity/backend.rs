@@ -3,6 +3,7 @@
 //! anything unexpected is `Unavailable`. Error strings name the failure kind only, never
 //! the user id or a response body.
 
+mod organizations;
 mod profile;
 mod writes;
 

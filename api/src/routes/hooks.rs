@@ -1,7 +1,8 @@
 //! `POST /api/hooks/admit/{workspaceId}`: an identity provider's before-user-created
 //! hook (`usecases::admission_hook`). Answers as such a provider expects: 200 `{}`
 //! allows the sign-up; 403 with a short message refuses it; 401 refuses the call (a
-//! wrong or stale signature, a replayed id); 500 when the database is unavailable, so
+//! wrong or stale signature, a re-used id on another body; the same message again is
+//! answered as the first time); 500 when the database is unavailable, so
 //! the provider refuses the sign-up too. Server to server: no Origin, no session.
 
 use crate::state::AppState;
@@ -35,13 +36,13 @@ fn error(status: actix_web::http::StatusCode, code: ErrorCode, message: &str) ->
 #[utoipa::path(operation_id = "admitSignup",
     request_body(content = AdmitPayload, description = "The provider's before-user-created payload; `user.email` is read, the rest ignored."),
     params(
-        ("webhook-id" = String, Header, description = "The message id; a replay is refused."),
+        ("webhook-id" = String, Header, description = "The message id; the same message again is answered as the first time, another body under a used id is refused."),
         ("webhook-timestamp" = String, Header, description = "Unix seconds; more than 5 minutes away is refused."),
         ("webhook-signature" = String, Header, description = "`v1,<base64 HMAC-SHA256>` under the workspace's hook secret."),
     ),
     responses(
         (status = 200, description = "Allowed (`{}`): the email holds an unexpired issued invitation or an active grant in the workspace."),
-        (status = 401, description = "Wrong or stale signature, or a replayed webhook-id (`hook_signature_rejected`)."),
+        (status = 401, description = "Wrong or stale signature, or a used webhook-id on another body (`hook_signature_rejected`)."),
         (status = 403, description = "Refused: `{\"error\":{\"code\":\"signup_not_admitted\",\"message\",\"http_code\":403}}`."),
         (status = 404, description = "No such active workspace, or no hook secret set."),
         (status = 500, description = "The database is unavailable: the provider refuses the sign-up."),

@@ -1,6 +1,8 @@
 //! The sign-up admission hook (an identity provider's before-user-created hook, as in
 //! `reference/supabase-waitlist-block.md`): verify the Standard Webhooks signature with
-//! the workspace's hook secret (5-minute window, a replayed `webhook-id` refused), then
+//! the workspace's hook secret (5-minute window; a repeated `webhook-id` with the same body
+//! — a provider's retry — gets the decision given the first time, with any other body it is
+//! refused as a replay), then
 //! allow the sign-up only for an email holding an unexpired issued invitation or an
 //! active grant in the workspace. Plus the owner's side: set or replace the secret
 //! (shown once, audited).
@@ -60,16 +62,40 @@ pub async fn admit(pool: &Pool, server_key: &[u8], workspace_id: Uuid, signed: &
     let now = Utc::now().timestamp();
     standard_webhooks::verify(&[&key], signed.message_id, signed.timestamp, signed.signature, signed.body, now)?;
     let email = email_of(signed.body);
+    let binding = receipt_binding(server_key, workspace_id, signed);
     db::transaction(pool, async |tx| {
-        if !admission_hook::first_receipt(tx, workspace_id, signed.message_id, RECEIPT_KEEP_SECS).await? {
-            return Err(HookError::Replayed);
-        }
-        Ok(match &email {
+        let admitted = match &email {
             Some(email) => admission_hook::admitted(tx, workspace_id, email.as_str()).await?,
             None => false,
-        })
+        };
+        let seen =
+            admission_hook::receipt(tx, workspace_id, signed.message_id, &binding, admitted, RECEIPT_KEEP_SECS).await?;
+        match seen {
+            None => Ok(admitted),
+            Some(first) => repeated(&first, &binding),
+        }
     })
     .await
+}
+
+/// A keyed binding of one hook message — the workspace, its id and its exact body — kept
+/// with the receipt (never a plain digest of the email the body holds).
+fn receipt_binding(server_key: &[u8], workspace_id: Uuid, signed: &Signed<'_>) -> Vec<u8> {
+    crypto::binding(
+        server_key,
+        "admission-hook-receipt",
+        &[workspace_id.as_bytes(), signed.message_id.as_bytes(), signed.body],
+    )
+}
+
+/// A `webhook-id` seen before: the provider retrying the same message gets the decision it
+/// was given the first time (refusing the retry would refuse an admitted sign-up); the same
+/// id on another body is a replay and admits nothing.
+fn repeated(first: &admission_hook::Receipt, binding: &[u8]) -> Result<bool, HookError> {
+    match (&first.binding, first.admitted) {
+        (Some(b), Some(admitted)) if crypto::same_binding(b, binding) => Ok(admitted),
+        _ => Err(HookError::Replayed),
+    }
 }
 
 /// `user.email` of the provider's payload, normalized; `None` when absent or invalid.

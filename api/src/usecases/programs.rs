@@ -14,6 +14,7 @@ use crate::db::locks::{ProgramRow, Strength};
 use crate::db::programs::{self, ProgramSettings, Summary};
 use crate::db::{invitations, DbError};
 use crate::domain::EntryState;
+use crate::identity::{BackendClient, LookupError};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 use std::collections::BTreeMap;
@@ -38,7 +39,32 @@ use_case_error! {
         ContentRequired,
         #[error("seat cap below seats in use")]
         SeatCapBelowUse,
+        /// The Clerk setting names an organization the saving owner does not administer
+        /// (or Clerk does not know), or a role outside `CLERK_SYNC_ROLES`.
+        #[error("clerk setting refused")]
+        ClerkSyncRefused,
+        #[error("identity provider unavailable")]
+        IdentityUnavailable,
     }
+}
+
+/// What saving an organization into the Clerk setting asks first: the roles the operator
+/// allows (`CLERK_SYNC_ROLES`) and the Backend API, for the saving owner's own role in
+/// that organization.
+pub struct ClerkOrgCheck<'a> {
+    pub backend: &'a BackendClient,
+    pub allowed_roles: &'a [String],
+}
+
+/// The role every organization admin holds in Clerk; only they may point a program at
+/// their organization.
+pub const ORG_ADMIN: &str = "org:admin";
+
+/// Whether an owner whose role in the organization is `held` (`None`: not a member, or no
+/// such organization) may have a program give `role` there, with `allowed` the operator's
+/// `CLERK_SYNC_ROLES`.
+pub fn may_sync_into_organization(role: &str, allowed: &[String], held: Option<&str>) -> bool {
+    allowed.iter().any(|a| a == role) && held == Some(ORG_ADMIN)
 }
 
 /// A program with what an owner sees next to it.
@@ -90,13 +116,31 @@ pub async fn get(pool: &Pool, user_id: &str, program_id: Uuid) -> Result<Program
 }
 
 /// Applies the owner's changes to the revision they saw. Lowering the queue or hour cap
-/// keeps every existing entry.
+/// keeps every existing entry. A Clerk setting with an organization is saved only when
+/// the saving owner administers that organization in Clerk, asked before the transaction
+/// ([`ClerkOrgCheck`]; the ownership read comes first, so a foreign program stays the
+/// uniform 404 and never causes a call to Clerk).
 pub async fn patch(
     pool: &Pool,
     user_id: &str,
     program_id: Uuid,
     change: ProgramPatch,
+    clerk: ClerkOrgCheck<'_>,
 ) -> Result<ProgramView, ProgramError> {
+    if let Some((org, role)) = change.clerk.as_ref().and_then(|c| c.as_ref()).and_then(|c| c.organization.as_ref()) {
+        if !clerk.allowed_roles.iter().any(|a| a == role) {
+            return Err(ProgramError::ClerkSyncRefused);
+        }
+        owner::read(pool, user_id, Scope::Program(program_id), async |_| Ok::<_, ProgramError>(())).await?;
+        let held = match clerk.backend.organization_role(user_id, org).await {
+            Ok(held) => held,
+            Err(LookupError::UserGone) => None,
+            Err(LookupError::Unavailable(_)) => return Err(ProgramError::IdentityUnavailable),
+        };
+        if !may_sync_into_organization(role, clerk.allowed_roles, held.as_deref()) {
+            return Err(ProgramError::ClerkSyncRefused);
+        }
+    }
     owner::write(pool, user_id, Scope::Program(program_id), async |o| {
         let program = &o.program;
         if program.revision != change.expected_revision {
@@ -133,7 +177,7 @@ pub async fn patch(
         let updated = programs::update(o.tx, program.id, &after).await?;
         let mut details = changes(&before, &after, updated.revision);
         if clerk_after != clerk_before {
-            clerk_sync::set(o.tx, program.id, clerk_after.as_ref()).await?;
+            clerk_sync::set(o.tx, program.id, clerk_after.as_ref(), o.staff_id, o.now).await?;
             let metadata = clerk_after.as_ref().is_some_and(|c| c.public_metadata);
             let organization = clerk_after.as_ref().is_some_and(|c| c.organization.is_some());
             details.push(("clerkPublicMetadata", Detail::Flag(metadata)));
@@ -280,4 +324,26 @@ async fn view_of(w: &OwnedWorkspace<'_, '_>, program_id: Uuid) -> Result<Program
 
 fn actor(w: &OwnedWorkspace<'_, '_>) -> crate::db::audit::Actor {
     crate::db::audit::Actor::Owner(w.staff_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roles(r: &[&str]) -> Vec<String> {
+        r.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn only_an_organizations_admin_may_sync_into_it_with_an_allowed_role() {
+        let allowed = roles(&["org:member", "org:partner"]);
+        assert!(may_sync_into_organization("org:member", &allowed, Some("org:admin")));
+        assert!(may_sync_into_organization("org:partner", &allowed, Some("org:admin")));
+        for held in [None, Some("org:member"), Some("org:owner"), Some("org:manager"), Some("org:administrator")] {
+            assert!(!may_sync_into_organization("org:member", &allowed, held), "{held:?}");
+        }
+        for role in ["org:owner", "org:manager", "org:admin", "org:member "] {
+            assert!(!may_sync_into_organization(role, &allowed, Some("org:admin")), "{role}");
+        }
+    }
 }

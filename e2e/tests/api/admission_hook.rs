@@ -1,8 +1,9 @@
 //! The sign-up admission hook (issue 13): an identity provider's before-user-created
 //! call, signed with the workspace's hook secret. Allowed (200 `{}`) only for an email
 //! holding an unexpired issued invitation or an active grant in the workspace; 403
-//! otherwise; a wrong signature, an old timestamp and a replayed id are refused; 500
-//! when the database cannot answer.
+//! otherwise; a wrong signature and an old timestamp are refused; a repeated id is
+//! answered as the first time for the same body and refused for another; 500 when the
+//! database cannot answer.
 
 use crate::support::integrations::{signed_headers, unix_now};
 use crate::support::{Reply, TestApp};
@@ -96,7 +97,8 @@ async fn the_hook_refuses_bad_signatures_old_timestamps_and_replays() {
     let good = signed_headers(&hook.secret, "msg_once", unix_now(), &body);
     call(&app, ws, &good, &payload("someone.else@example.com")).await.refused(401, "hook_signature_rejected");
     call(&app, ws, &good, &body).await.assert(403);
-    call(&app, ws, &good, &body).await.refused(401, "hook_signature_rejected");
+    // The provider's retry of the same message is answered as the first time (see below).
+    call(&app, ws, &good, &body).await.assert(403);
     call(&app, Uuid::new_v4(), &good, &body).await.refused(404, "not_found");
 
     // A replaced secret no longer signs.
@@ -105,6 +107,43 @@ async fn the_hook_refuses_bad_signatures_old_timestamps_and_replays() {
     call(&app, ws, &stale, &body).await.refused(401, "hook_signature_rejected");
     let fresh = signed_headers(&replaced.secret, "msg_fresh", unix_now(), &body);
     call(&app, ws, &fresh, &body).await.assert(403);
+}
+
+/// Issue 26 item 8 (failed before: the retry was refused with 401, so a provider that
+/// retried an unanswered call refused a sign-up that had been admitted). A repeated
+/// `webhook-id` with the same body gets the decision given the first time — even if the
+/// facts changed since — and the same id on another body, though signed with the secret,
+/// admits nothing.
+#[tokio::test]
+async fn a_retried_hook_call_gets_its_first_decision_and_a_reused_id_admits_no_other_email() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let hook = owner.set_hook_secret(ws).await;
+    let invited = owner.invited(ws, "retry-beta", "ivy.retry@example.com").await;
+    app.signup("retry-beta", "wendy.retry@example.com").await;
+
+    let ivy = payload("ivy.retry@example.com");
+    let ivy_headers = signed_headers(&hook.secret, "msg_ivy", unix_now(), &ivy);
+    call(&app, ws, &ivy_headers, &ivy).await.assert(200);
+    call(&app, ws, &ivy_headers, &ivy).await.assert(200);
+    let wendy = payload("wendy.retry@example.com");
+    let wendy_headers = signed_headers(&hook.secret, "msg_wendy", unix_now(), &wendy);
+    call(&app, ws, &wendy_headers, &wendy).await.assert(403);
+    call(&app, ws, &wendy_headers, &wendy).await.assert(403);
+
+    // The same ids on each other's bodies, validly signed: refused, whatever they would get.
+    let ivy_as_wendy = signed_headers(&hook.secret, "msg_wendy", unix_now(), &ivy);
+    call(&app, ws, &ivy_as_wendy, &ivy).await.refused(401, "hook_signature_rejected");
+    let wendy_as_ivy = signed_headers(&hook.secret, "msg_ivy", unix_now(), &wendy);
+    call(&app, ws, &wendy_as_ivy, &wendy).await.refused(401, "hook_signature_rejected");
+
+    // The invitation is revoked: a new call is refused, the retry of the first still allowed.
+    owner.revoke_invitation(invited.invitation).await;
+    let again = signed_headers(&hook.secret, "msg_ivy_later", unix_now(), &ivy);
+    call(&app, ws, &again, &ivy).await.assert(403);
+    call(&app, ws, &ivy_headers, &ivy).await.assert(200);
+    let stored: i64 = app.scalar("SELECT count(*) FROM hook_receipts WHERE binding IS NOT NULL", &[]).await;
+    assert_eq!(stored, 3, "one receipt per message id");
 }
 
 #[tokio::test]

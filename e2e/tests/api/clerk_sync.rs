@@ -14,8 +14,10 @@ use shared::clerk_sync::{ClerkCall, ClerkCallOutcome, ClerkSyncCallsResponse, Cl
 use std::time::Duration;
 use uuid::Uuid;
 
-async fn organization(app: &TestApp) -> String {
-    let (status, org) = app.clerk.backend(Method::POST, "/v1/organizations", Some(json!({"name": "Acme"}))).await;
+/// A new organization in clerk-dev whose creator, `admin`, is its `org:admin` (as in Clerk).
+async fn organization(app: &TestApp, admin: &str) -> String {
+    let body = json!({"name": "Acme", "created_by": admin});
+    let (status, org) = app.clerk.backend(Method::POST, "/v1/organizations", Some(body)).await;
     assert!(status.is_success(), "{org}");
     org["id"].as_str().unwrap().to_owned()
 }
@@ -68,7 +70,7 @@ async fn deliveries_are(app: &TestApp, want: &[&str]) {
 async fn a_grant_reaches_metadata_and_the_organization_and_revoking_removes_both() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let org = organization(&app).await;
+    let org = organization(&app, &owner.user_id).await;
     let (program, code) = synced_program(&owner, ws, "synced-beta", &org).await;
     // An admin role is refused, and the setting is audited with the revision.
     owner.try_patch_program(program, setting(&org, "org:admin")).await.expect_error(400, "invalid_clerk_sync");
@@ -104,7 +106,7 @@ async fn a_grant_reaches_metadata_and_the_organization_and_revoking_removes_both
 async fn with_clerk_writes_failing_the_delivery_retries_and_converges_once_they_work() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let org = organization(&app).await;
+    let org = organization(&app, &owner.user_id).await;
     let (_, code) = synced_program(&owner, ws, "faulty-beta", &org).await;
     let faults = format!("{}/dev/faults", app.clerk.url);
     app.http.post(&faults).json(&json!({"writes": "unavailable"})).send().await.unwrap();
@@ -149,7 +151,7 @@ async fn role_in(app: &TestApp, user: &str, org: &str) -> Option<String> {
 async fn a_membership_the_user_already_had_is_never_removed_by_a_revocation() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let org = organization(&app).await;
+    let org = organization(&app, &owner.user_id).await;
     let (program, code) = synced_program(&owner, ws, "admins-beta", &org).await;
     let ada = app.recipient("ada@example.com").await;
     make_member(&app, &org, &ada.user_id, "org:admin").await;
@@ -171,7 +173,7 @@ async fn a_membership_the_user_already_had_is_never_removed_by_a_revocation() {
 async fn two_programs_in_one_organization_keep_the_membership_until_both_grants_end() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let org = organization(&app).await;
+    let org = organization(&app, &owner.user_id).await;
     let (first, first_code) = synced_program(&owner, ws, "first-beta", &org).await;
     let (second, second_code) = synced_program(&owner, ws, "second-beta", &org).await;
     let rita = app.recipient("rita@example.com").await;
@@ -193,7 +195,7 @@ async fn two_programs_in_one_organization_keep_the_membership_until_both_grants_
 async fn an_erasure_takes_back_what_the_grant_put_into_clerk() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let org = organization(&app).await;
+    let org = organization(&app, &owner.user_id).await;
     let (program, code) = synced_program(&owner, ws, "erased-beta", &org).await;
     let erin = app.recipient("erin@example.com").await;
     erin.redeem_cohort(&code).await;
@@ -216,7 +218,7 @@ async fn an_erasure_takes_back_what_the_grant_put_into_clerk() {
 async fn a_grant_revoked_at_once_converges_to_nothing_in_clerk() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let org = organization(&app).await;
+    let org = organization(&app, &owner.user_id).await;
     let (program, code) = synced_program(&owner, ws, "brief-beta", &org).await;
     let rita = app.recipient("rita@example.com").await;
     rita.redeem_cohort(&code).await;
@@ -230,7 +232,7 @@ async fn a_grant_revoked_at_once_converges_to_nothing_in_clerk() {
 async fn the_setting_is_checked_and_a_removal_under_faults_converges() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let org = organization(&app).await;
+    let org = organization(&app, &owner.user_id).await;
     let program = owner.open_program(ws, "meta-beta").await;
     owner.put_content(program, "Private").await;
     owner.set_access_enabled(program, true).await;
@@ -292,7 +294,7 @@ async fn clerk_log(owner: &Owner, program: Uuid) -> (ClerkSyncCallsResponse, Str
 async fn the_delivery_log_shows_each_clerk_call_failing_then_succeeding_and_nothing_personal() {
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
-    let org = organization(&app).await;
+    let org = organization(&app, &owner.user_id).await;
     let (program, code) = synced_program(&owner, ws, "logged-beta", &org).await;
     assert!(clerk_log(&owner, program).await.0.calls.is_empty(), "no calls before a grant");
     let faults = format!("{}/dev/faults", app.clerk.url);
@@ -365,4 +367,120 @@ async fn the_delivery_log_shows_each_clerk_call_failing_then_succeeding_and_noth
     for secret in [rita.user_id.as_str(), "rita@example.com", "example.com", org.as_str(), "user_"] {
         assert!(!raw.contains(secret), "the log holds {secret}: {raw}");
     }
+}
+
+/// The program's Clerk setting row as stored: (organization, role, checked by someone).
+async fn stored_setting(app: &TestApp, program: Uuid) -> Option<(Option<String>, Option<String>, bool)> {
+    let sql = "SELECT organization_id, organization_role, organization_checked_by IS NOT NULL \
+               FROM program_clerk_sync WHERE program_id = $1";
+    app.db().await.query_opt(sql, &[&program]).await.unwrap().map(|r| (r.get(0), r.get(1), r.get(2)))
+}
+
+/// Issue 26 item 2 (failed before the fix: every case below but the admin's saved 200, and
+/// the foreign organization's membership was then created by the first grant). An owner of
+/// workspace A may point a program only at an organization they administer in Clerk, with
+/// a role the operator allows (`CLERK_SYNC_ROLES`, default `org:member`); anything else is
+/// 400 `invalid_clerk_sync` and writes nothing; Clerk unreachable is 503.
+#[tokio::test]
+async fn only_an_organizations_admin_may_point_a_program_at_it() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner-a@example.com").await;
+    let (owner_b, _) = app.owner("owner-b@example.com").await;
+    let program = owner.open_program(ws, "org-guard").await;
+    let foreign = organization(&app, &owner_b.user_id).await;
+    let revision = owner.program(program).await.revision;
+
+    // Not a member of B's organization; then a member with a role that is not admin.
+    owner.try_patch_program(program, setting(&foreign, "org:member")).await.expect_error(400, "invalid_clerk_sync");
+    for role in ["org:member", "org:owner", "org:manager"] {
+        let path = format!("/v1/organizations/{foreign}/memberships");
+        let _ = app.clerk.backend(Method::DELETE, &format!("{path}/{}", owner.user_id), None).await;
+        let (status, body) =
+            app.clerk.backend(Method::POST, &path, Some(json!({"user_id": owner.user_id, "role": role}))).await;
+        assert!(status.is_success(), "{body}");
+        for asked in ["org:member", "org:owner", "org:manager"] {
+            let reply = owner.try_patch_program(program, setting(&foreign, asked)).await;
+            reply.expect_error(400, "invalid_clerk_sync");
+        }
+    }
+    // An organization Clerk does not know.
+    owner
+        .try_patch_program(program, setting("org_nosuchorganization", "org:member"))
+        .await
+        .expect_error(400, "invalid_clerk_sync");
+
+    // Their own organization, but a role outside CLERK_SYNC_ROLES (the default is org:member).
+    let own = organization(&app, &owner.user_id).await;
+    for role in ["org:owner", "org:manager", "org:billing"] {
+        owner.try_patch_program(program, setting(&own, role)).await.expect_error(400, "invalid_clerk_sync");
+    }
+    // Nothing was written by any refusal.
+    assert_eq!(owner.program(program).await.revision, revision);
+    assert_eq!(stored_setting(&app, program).await, None);
+
+    // Clerk cannot answer: 503, nothing written.
+    app.clerk.users_unavailable(true).await;
+    owner.try_patch_program(program, setting(&own, "org:member")).await.expect_error(503, "identity_unavailable");
+    app.clerk.users_unavailable(false).await;
+    assert_eq!(stored_setting(&app, program).await, None);
+
+    // A stranger to the program gets the uniform 404 (its ownership is read before Clerk is asked).
+    let stranger = PatchProgramRequest { expected_revision: revision, ..setting(&foreign, "org:member") };
+    owner_b.patch(&format!("/api/owner/programs/{program}"), &stranger).await.expect_error(404, "not_found");
+
+    // The admin of their own organization, with an allowed role: saved, with who was checked.
+    owner.patch_program(program, setting(&own, "org:member")).await;
+    assert_eq!(stored_setting(&app, program).await, Some((Some(own), Some("org:member".into()), true)));
+}
+
+/// `CLERK_SYNC_ROLES` widens the roles a program may give; an admin role is never one.
+#[tokio::test]
+async fn the_operator_chooses_the_roles_a_program_may_give() {
+    let roles = vec!["org:member".to_owned(), "org:partner".to_owned()];
+    let app = TestApp::spawn_with(|s| s.integrations.clerk_sync_roles = roles).await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = owner.open_program(ws, "partner-roles").await;
+    let org = organization(&app, &owner.user_id).await;
+    owner.patch_program(program, setting(&org, "org:partner")).await;
+    owner.try_patch_program(program, setting(&org, "org:owner")).await.expect_error(400, "invalid_clerk_sync");
+    owner.try_patch_program(program, setting(&org, "org:admin")).await.expect_error(400, "invalid_clerk_sync");
+
+    let mut settings = app.settings.clone();
+    settings.integrations.clerk_sync_roles = vec!["org:admin".into()];
+    assert!(settings.validate().is_err(), "an admin role in CLERK_SYNC_ROLES is refused at start");
+}
+
+/// A setting saved before the check existed (V81) named an organization nobody checked:
+/// it is read as having none — shown without it, and no grant adds a membership — until
+/// an organization admin saves it again.
+#[tokio::test]
+async fn an_organization_saved_before_the_check_is_not_acted_on() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let (owner_b, _) = app.owner("owner-b@example.com").await;
+    let foreign = organization(&app, &owner_b.user_id).await;
+    let program = owner.open_program(ws, "legacy-org").await;
+    owner.put_content(program, "Private").await;
+    owner.set_access_enabled(program, true).await;
+    // A row as an earlier release wrote it (the constraint that V81 added NOT VALID refuses
+    // such a row today, so the arrangement lifts it for this one insert).
+    let db = app.db().await;
+    db.batch_execute(&format!(
+        "BEGIN; ALTER TABLE program_clerk_sync DROP CONSTRAINT program_clerk_sync_org_checked;
+         INSERT INTO program_clerk_sync (program_id, public_metadata, organization_id, organization_role)
+           VALUES ('{program}', true, '{foreign}', 'org:owner');
+         ALTER TABLE program_clerk_sync ADD CONSTRAINT program_clerk_sync_org_checked CHECK (organization_id IS NULL
+           OR (organization_checked_at IS NOT NULL AND organization_checked_by IS NOT NULL)) NOT VALID; COMMIT;"
+    ))
+    .await
+    .unwrap();
+    let shown = owner.program(program).await.clerk.expect("the metadata part stays");
+    assert_eq!((shown.organization_id, shown.role), (None, None));
+
+    let code = owner.create_cohort_code(program, 5).await.code;
+    let rita = app.recipient("rita@example.com").await;
+    rita.redeem_cohort(&code).await;
+    wait_for(&app, &rita, "legacy-org", (json!(true), vec![])).await;
+    deliveries_are(&app, &["delivered"]).await;
+    assert_eq!(clerk_state(&app, &rita.user_id, "legacy-org").await, (json!(true), vec![]), "no foreign membership");
 }

@@ -181,6 +181,42 @@ async fn append_only_tables_reject_update_and_delete() {
     }
 }
 
+/// Issue 26 item 1: the server under test logs in as production's does — a login whose
+/// only rights come from membership of `vestibule_app` — never as the superuser that
+/// arranges the test (a privilege the app role lacks must fail here, not in production).
+#[tokio::test]
+async fn the_server_logs_in_as_a_member_of_vestibule_app_and_nothing_more() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("login@example.com").await;
+    owner.open_program(ws, "login-check").await;
+    let db = app.db().await;
+    let logins: Vec<String> = db
+        .query(
+            // Other than the test's own (superuser) connections, which arrange the test.
+            "SELECT DISTINCT usename::text FROM pg_stat_activity WHERE datname = current_database() AND usename <> current_user",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(logins, [crate::support::db::APP_LOGIN], "the server's pooled connections");
+    let row = db
+        .query_one(
+            "SELECT r.rolsuper, r.rolcreatedb, r.rolcreaterole, r.rolbypassrls, pg_has_role(r.rolname, 'vestibule_app', 'MEMBER'),
+                    has_schema_privilege(r.rolname, 'public', 'CREATE'),
+                    (SELECT count(*) FROM pg_auth_members m WHERE m.member = r.oid)
+             FROM pg_roles r WHERE r.rolname = $1",
+            &[&crate::support::db::APP_LOGIN],
+        )
+        .await
+        .unwrap();
+    let flags: (bool, bool, bool, bool, bool, bool, i64) =
+        (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5), row.get(6));
+    assert_eq!(flags, (false, false, false, false, true, false, 1), "a member of vestibule_app and nothing more");
+}
+
 #[tokio::test]
 async fn the_app_role_cannot_update_or_delete_append_only_tables() {
     let app = TestApp::spawn().await;

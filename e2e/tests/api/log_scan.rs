@@ -39,7 +39,8 @@ async fn server_output_holds_no_email_code_id_or_token() {
     let invited = owner.invited(ws, "scan-beta", "rita.secret@example.com").await;
     // "On grant, in Clerk" (issue 14): the grant and the withdrawal reach Clerk from the
     // process under scan.
-    let (_, org) = app.clerk.backend(reqwest::Method::POST, "/v1/organizations", Some(json!({"name": "Scan"}))).await;
+    let body = json!({"name": "Scan", "created_by": owner.user_id});
+    let (_, org) = app.clerk.backend(reqwest::Method::POST, "/v1/organizations", Some(body)).await;
     let clerk = ClerkSyncSetting {
         public_metadata: true,
         organization_id: org["id"].as_str().map(String::from),

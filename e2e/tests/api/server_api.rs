@@ -61,6 +61,23 @@ async fn a_key_is_shown_once_kept_as_a_digest_and_answers_the_access_check_fresh
     assert_eq!(audited, 1);
 }
 
+/// Issue 26 item 8 (failed before: the check ignored the program's switch and answered
+/// `true`): while the owner has switched the program's access off, nobody has access —
+/// the same rule as the early-access page — and switching it on restores it.
+#[tokio::test]
+async fn the_access_check_says_no_while_the_programs_access_is_switched_off() {
+    let (app, owner, ws, rita) = TestApp::owner_and_recipient("rita.switch@example.com").await;
+    let key = owner.create_api_key(ws, &["access:read"]).await.secret;
+    let invited = owner.invited(ws, "switch-beta", "rita.switch@example.com").await;
+    rita.redeem(&invited.code).await;
+    let path = format!("/api/v1/programs/switch-beta/access?clerkUserId={}", rita.user_id);
+    assert!(app.v1(&key, &path).await.expect::<AccessResponse>(200).access);
+    owner.set_access_enabled(invited.program, false).await;
+    assert!(!app.v1(&key, &path).await.expect::<AccessResponse>(200).access, "access is switched off");
+    owner.set_access_enabled(invited.program, true).await;
+    assert!(app.v1(&key, &path).await.expect::<AccessResponse>(200).access);
+}
+
 #[tokio::test]
 async fn the_server_api_refuses_revoked_foreign_unscoped_and_excess_calls() {
     let app = TestApp::spawn_with(|s| s.integrations.api_key_rate_per_minute = 5).await;

@@ -94,7 +94,9 @@ async fn a_grant_reaches_clerk_and_the_owner_sees_each_call_in_the_log() {
 async fn clerk_journey(stack: &Stack, b: &Browser) {
     let (owner, workspace) = stack.owner(OWNER).await;
     let program = arrange_program(stack, &owner, workspace).await;
-    let (status, org) = stack.clerk.backend(Method::POST, "/v1/organizations", Some(json!({"name": "Partners"}))).await;
+    // The owner administers the organization (its creator is its org:admin, as in Clerk).
+    let body = json!({"name": "Partners", "created_by": owner.user_id});
+    let (status, org) = stack.clerk.backend(Method::POST, "/v1/organizations", Some(body)).await;
     assert!(status.is_success(), "{org}");
     let org = org["id"].as_str().unwrap().to_owned();
 

@@ -140,8 +140,9 @@ async fn read(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>)
 /// Lowering the queue or hour cap keeps every existing entry.
 #[utoipa::path(operation_id = "updateProgram", request_body = PatchProgramRequest, responses(
     (status = 200, description = "The program after the change.", body = Program),
-    (status = 400, description = "A value out of bounds (`invalid_cap`, `invalid_title`, `invalid_description`, `invalid_embed_origins`, …)."),
+    (status = 400, description = "A value out of bounds (`invalid_cap`, `invalid_title`, `invalid_description`, `invalid_embed_origins`, …), or a Clerk setting naming an organization the caller is not an `org:admin` member of in Clerk, or a role outside `CLERK_SYNC_ROLES` (`invalid_clerk_sync`)."),
     (status = 409, description = "Stale revision, no notice to open with, no content to enable, or a seat cap below seats in use."),
+    (status = 503, description = "Clerk could not be asked about the organization (`identity_unavailable`)."),
 ))]
 #[patch("/owner/programs/{id}")]
 async fn patch(
@@ -152,7 +153,11 @@ async fn patch(
 ) -> Result<HttpResponse> {
     let loopback = state.settings.app_env != crate::config::AppEnv::Production;
     let change = ProgramPatch::from_request(body.into_inner(), loopback)?;
-    let program = programs::patch(&state.pool, &session.user_id, *id, change).await?;
+    let clerk = programs::ClerkOrgCheck {
+        backend: &state.identity.backend,
+        allowed_roles: &state.settings.integrations.clerk_sync_roles,
+    };
+    let program = programs::patch(&state.pool, &session.user_id, *id, change, clerk).await?;
     Ok(HttpResponse::Ok().json(views::program(&program)))
 }
 

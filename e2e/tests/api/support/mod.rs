@@ -69,7 +69,7 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
             poll: Duration::from_millis(100),
             backoff_scale: 0.001,
             lease_secs: 60,
-            api_key_rate_per_minute: 600,
+            ..Default::default()
         },
         ..crate::common::settings(db_url, clerk, ORIGIN)
     }

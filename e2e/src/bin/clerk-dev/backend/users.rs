@@ -1,6 +1,7 @@
 //! Users: create, get (503 while the `users` fault is on), delete (with its email
 //! addresses, sessions and memberships), merge metadata (503 while the `writes` fault is
-//! on), and the user's organization memberships as Clerk's paginated list.
+//! on), and the user's organization memberships, each with its role, as Clerk's paginated
+//! list (a users read: 503 while the `users` fault is on).
 
 use actix_web::web::{self, Data, Json, Path, Query};
 use actix_web::HttpResponse;
@@ -116,6 +117,12 @@ async fn memberships(
     query: Query<ListQuery>,
 ) -> Result<HttpResponse, ClerkError> {
     let page = query.page()?;
-    let (data, total_count) = state.store().user_memberships(&id, page)?;
+    let (data, total_count) = {
+        let store = state.store();
+        if store.faults.users_unavailable {
+            return Err(ClerkError::users_unavailable());
+        }
+        store.user_memberships(&id, page)?
+    };
     Ok(HttpResponse::Ok().json(Paginated { data, total_count }))
 }
