@@ -5,8 +5,19 @@
 use super::Result;
 use deadpool_postgres::Client;
 
-/// Drops rows of challenges that expired more than a minute ago (they can no longer
-/// verify, so nothing needs to remember them); run by the server's pruner.
+/// How long a spent solution is remembered past its challenge's expiry. A challenge is
+/// checked against the verifying instance's own clock; an instance whose clock runs up to
+/// this far behind the database's still finds the solution spent, so it cannot accept a
+/// replay of a challenge the others consider expired.
+pub const KEPT_PAST_EXPIRY_SECS: f64 = 600.0;
+
+/// Drops rows of challenges that expired more than [`KEPT_PAST_EXPIRY_SECS`] ago by the
+/// database clock; run by the server's pruner.
 pub async fn prune(client: &Client) -> Result<u64> {
-    Ok(client.execute("DELETE FROM pow_spent WHERE expires_at < clock_timestamp() - interval '1 minute'", &[]).await?)
+    Ok(client
+        .execute(
+            "DELETE FROM pow_spent WHERE expires_at < clock_timestamp() - make_interval(secs => $1)",
+            &[&KEPT_PAST_EXPIRY_SECS],
+        )
+        .await?)
 }

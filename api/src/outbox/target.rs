@@ -98,12 +98,29 @@ fn v6_allowed(ip: Ipv6Addr, allow_loopback: bool) -> bool {
     if ip.is_loopback() {
         return allow_loopback;
     }
-    let first = ip.segments()[0];
+    let seg = ip.segments();
+    let first = seg[0];
     let unique_local = first & 0xfe00 == 0xfc00;
     let link_local = first & 0xffc0 == 0xfe80;
-    let documentation = first == 0x2001 && ip.segments()[1] == 0x0db8;
-    let nat64 = first == 0x0064 && ip.segments()[1] == 0xff9b;
-    !(ip.is_unspecified() || ip.is_multicast() || unique_local || link_local || documentation || nat64)
+    // fec0::/10, deprecated site-local: still routed inside some networks.
+    let site_local = first & 0xffc0 == 0xfec0;
+    let documentation = first == 0x2001 && seg[1] == 0x0db8;
+    // 64:ff9b::/96 (well-known NAT64 prefix) and 64:ff9b:1::/48 (local-use NAT64): both
+    // reach IPv4 addresses, private ones included, through a translator.
+    let nat64 = first == 0x0064 && seg[1] == 0xff9b && (seg[2..6] == [0; 4] || seg[2] == 0x0001);
+    // ::/96, the deprecated IPv4-compatible addresses (`::10.0.0.1`).
+    let ipv4_compatible = seg[..6] == [0; 6];
+    // 100::/64, discard-only.
+    let discard = first == 0x0100 && seg[1..4] == [0; 3];
+    !(ip.is_unspecified()
+        || ip.is_multicast()
+        || unique_local
+        || link_local
+        || site_local
+        || documentation
+        || nat64
+        || ipv4_compatible
+        || discard)
 }
 
 /// The error a refused resolution carries, so the worker can say `refused_target`.
@@ -166,6 +183,29 @@ mod tests {
         }
         assert!(check_url("https://hooks.example.com/vestibule?x=1", false).is_ok());
         assert!(check_url("https://93.184.216.34/hook", false).is_ok());
+    }
+
+    /// Issue 26 item 8 (failed before: each of these was allowed).
+    #[test]
+    fn the_special_purpose_v6_ranges_are_refused() {
+        for ip in [
+            "::a00:1",
+            "::10.0.0.1",
+            "::8.8.8.8",
+            "fec0::1",
+            "feff::1",
+            "64:ff9b:1::a00:1",
+            "64:ff9b:1:ffff::1",
+            "64:ff9b::10.0.0.1",
+            "100::1",
+            "100::ffff:ffff:ffff:ffff",
+        ] {
+            assert!(!allowed(ip.parse().unwrap(), false), "{ip}");
+            assert_eq!(check_url(&format!("https://[{ip}]/hook"), false).err(), Some(UrlError::Refused), "{ip}");
+        }
+        for ip in ["2606:4700::1111", "64:ff9b:2::1", "100:0:0:1::1"] {
+            assert!(allowed(ip.parse().unwrap(), false), "{ip}");
+        }
     }
 
     #[test]

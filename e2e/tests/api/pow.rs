@@ -194,3 +194,26 @@ async fn a_payload_solved_by_loadgen_as_the_worker_encodes_it_is_admitted_once()
     let reused = app.try_signup_with("beta", &carrying("bob@example.com", Some(altcha))).await;
     reused.expect_error(400, "challenge_failed");
 }
+
+/// Issue 26 item 8 (failed before: the pruner forgot a solution a minute after its
+/// challenge expired, so an instance whose clock ran behind would take it again). A spent
+/// solution is kept until its challenge's expiry plus 10 minutes by the database clock;
+/// the server's own login prunes it.
+#[tokio::test]
+async fn a_spent_solution_is_remembered_ten_minutes_past_its_expiry() {
+    let app = TestApp::spawn().await;
+    let db = app.db().await;
+    for (byte, minutes_ago) in [(1u8, 5), (2, 9), (3, 11)] {
+        db.execute(
+            "INSERT INTO pow_spent (signature, expires_at) VALUES ($1, clock_timestamp() - make_interval(mins => $2))",
+            &[&vec![byte; 32], &minutes_ago],
+        )
+        .await
+        .unwrap();
+    }
+    let pool = api::db::pool(&app.settings.database_url, 1).unwrap();
+    let pruned = api::db::pow::prune(&pool.get().await.unwrap()).await.unwrap();
+    assert_eq!(pruned, 1, "only the one expired 11 minutes ago");
+    let kept: Vec<Vec<u8>> = app.column("SELECT signature FROM pow_spent ORDER BY signature", &[]).await;
+    assert_eq!(kept, [vec![1u8; 32], vec![2u8; 32]]);
+}
