@@ -89,8 +89,9 @@ pub struct WebhookData {
     pub invitation_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub grant_id: Option<Uuid>,
-    /// The subject's new state: an entry's (`waiting`, `selected`, `declined`,
-    /// `withdrawn`), an invitation's (`issued`, `revoked`) or a grant's (`active`, `revoked`).
+    /// The subject's new state: an entry's (`waiting`, or `active` for an entry a cohort
+    /// code created with its grant, on `entry.created`; `selected`, `declined`, `withdrawn`),
+    /// an invitation's (`issued`, `revoked`) or a grant's (`active`, `revoked`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub state: Option<String>,
     /// The content revision, for `content.published`.

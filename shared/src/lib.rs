@@ -15,6 +15,7 @@ pub mod queue;
 pub mod slug;
 pub mod source_ref;
 pub mod states;
+pub mod text;
 pub mod trust;
 
 pub use email::{contains_address, EmailError, EmailKey};

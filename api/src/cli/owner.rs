@@ -28,8 +28,15 @@ pub enum OwnerCommand {
     /// Make a Clerk user an owner of a workspace (or reactivate them).
     Grant(Change),
     /// Remove an owner (even one whose Clerk user was deleted); refuses to remove the last
-    /// active owner who can still sign in.
-    Revoke(Change),
+    /// active owner who can still sign in. Revokes the API keys the owner created (unless
+    /// --keep-api-keys) and lists the webhook endpoints they created.
+    Revoke {
+        #[command(flatten)]
+        change: Change,
+        /// Leave the API keys this owner created valid (they are revoked by default).
+        #[arg(long)]
+        keep_api_keys: bool,
+    },
     /// List the workspace's owners and its membership history.
     List {
         #[arg(long)]
@@ -119,12 +126,21 @@ pub async fn run(cmd: OwnerCommand) -> anyhow::Result<()> {
             println!("{id}");
         }
         OwnerCommand::Grant(c) => {
-            change(&pool, &c, true).await?;
+            change(&pool, &c, None).await?;
             println!("granted");
         }
-        OwnerCommand::Revoke(c) => {
-            change(&pool, &c, false).await?;
+        OwnerCommand::Revoke { change: c, keep_api_keys } => {
+            let revoked = change(&pool, &c, Some(keep_api_keys)).await?;
             println!("revoked");
+            if revoked.api_keys_kept {
+                println!("api keys kept: {} (created by this owner, still valid)", revoked.api_keys);
+            } else {
+                println!("api keys revoked: {}", revoked.api_keys);
+            }
+            println!("webhook endpoints created by this owner: {} (review them)", revoked.webhooks.len());
+            for (id, url, enabled) in revoked.webhooks {
+                println!("{id}\t{}\t{url}", if enabled { "enabled" } else { "disabled" });
+            }
         }
         OwnerCommand::List { workspace_id } => {
             let (members, history) = match membership::members(&pool, workspace_id).await {
@@ -150,20 +166,28 @@ pub async fn run(cmd: OwnerCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn change(pool: &deadpool_postgres::Pool, c: &Change, active: bool) -> anyhow::Result<()> {
+/// A grant (`keep_api_keys` is `None`) or a revoke (`Some(keep the owner's API keys)`).
+async fn change(
+    pool: &deadpool_postgres::Pool,
+    c: &Change,
+    keep_api_keys: Option<bool>,
+) -> anyhow::Result<membership::Revoked> {
     check_text("--approval-ref", &c.approval_ref, 200)?;
-    let change = if active {
-        require_user(&c.clerk_user_id).await?;
-        membership::Change::Grant
-    } else {
-        if !crate::identity::backend_user_id_ok(&c.clerk_user_id) {
-            bail!("--clerk-user-id is not a valid Clerk user id");
+    let change = match keep_api_keys {
+        None => {
+            require_user(&c.clerk_user_id).await?;
+            membership::Change::Grant
         }
-        let remaining = others_who_can_sign_in(pool, c.workspace_id, &c.clerk_user_id).await?;
-        membership::Change::Revoke { remaining_who_can_sign_in: remaining }
+        Some(keep_api_keys) => {
+            if !crate::identity::backend_user_id_ok(&c.clerk_user_id) {
+                bail!("--clerk-user-id is not a valid Clerk user id");
+            }
+            let remaining = others_who_can_sign_in(pool, c.workspace_id, &c.clerk_user_id).await?;
+            membership::Change::Revoke { remaining_who_can_sign_in: remaining, keep_api_keys }
+        }
     };
     match membership::change(pool, c.workspace_id, &c.clerk_user_id, &c.approval_ref, &change).await {
-        Ok(()) => Ok(()),
+        Ok(revoked) => Ok(revoked),
         Err(MembershipError::NotFound) => bail!("no such workspace; nothing was changed"),
         Err(MembershipError::LastOwner) => {
             bail!("refusing to remove the last active owner who can still sign in; grant another owner first")

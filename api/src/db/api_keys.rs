@@ -99,3 +99,29 @@ pub async fn authenticate(client: &impl GenericClient, digest: &[u8]) -> Result<
         hits: r.get(3),
     }))
 }
+
+/// Revokes every live key of the workspace that `staff_id` created (an owner being
+/// removed, `vestibule owner revoke`); answers how many, or with `dry_run` only counts them.
+pub async fn revoke_created_by(
+    tx: &Transaction<'_>,
+    workspace_id: Uuid,
+    staff_id: Uuid,
+    now: DateTime<Utc>,
+    dry_run: bool,
+) -> Result<u64> {
+    if dry_run {
+        let row = tx
+            .query_one(
+                "SELECT count(*) FROM api_keys WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL",
+                &[&workspace_id, &staff_id],
+            )
+            .await?;
+        return Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0));
+    }
+    Ok(tx
+        .execute(
+            "UPDATE api_keys SET revoked_at = $3 WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL",
+            &[&workspace_id, &staff_id, &now],
+        )
+        .await?)
+}

@@ -69,8 +69,8 @@ pub const RECORD_SQL: &str = "INSERT INTO audit_events \
 
 /// Appends one event at the transaction's captured clock `at`. The database does more on
 /// its own (migrations/README.md): the V50 trigger chains the event into its program's
-/// hash chain, and the V20 trigger `outbox_enqueue` enqueues the webhooks and Clerk calls
-/// its type maps to, in this transaction, for delivery after commit.
+/// hash chain, and the V20 trigger `outbox_enqueue` (V83's version) enqueues the webhooks
+/// and Clerk calls its type maps to, in this transaction, for delivery after commit.
 pub async fn record(
     tx: &Transaction<'_>,
     program_id: Uuid,

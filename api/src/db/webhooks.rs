@@ -191,3 +191,18 @@ pub async fn deliveries(
         .collect();
     Ok((deliveries, attempts))
 }
+
+/// The workspace's endpoints that `staff_id` created (from the workspace history's
+/// `webhook.created` entries): (id, URL, enabled), oldest first.
+pub async fn created_by(tx: &Transaction<'_>, workspace_id: Uuid, staff_id: Uuid) -> Result<Vec<(Uuid, String, bool)>> {
+    let rows = tx
+        .query(
+            "SELECT w.id, w.url, w.enabled FROM webhook_endpoints w \
+             JOIN workspace_audit_events a ON a.subject_id = w.id AND a.workspace_id = w.workspace_id \
+             WHERE w.workspace_id = $1 AND a.actor_staff_id = $2 AND a.action = 'webhook.created' \
+             ORDER BY w.created_at, w.id",
+            &[&workspace_id, &staff_id],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+}

@@ -6,12 +6,23 @@ use crate::usecases::queue::{Cursor, Filter};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use shared::api::{EntryFlag, EntrySearch};
+use shared::text::Lines;
 use shared::{EntryState, ErrorCode, SourceRef};
 
-/// Free text of 1..=`max` characters that is not only whitespace.
+/// One line of free text: 1..=`max` characters, not only white space, no control
+/// character (`shared::text`).
 pub fn bounded_text(text: String, max: usize, code: ErrorCode) -> Result<String, ApiError> {
-    let len = text.chars().count();
-    if len == 0 || len > max || text.trim().is_empty() {
+    checked_text(text, max, Lines::One, code)
+}
+
+/// Free text edited as several lines: as [`bounded_text`], with newline, carriage
+/// return and tab allowed.
+pub fn bounded_lines(text: String, max: usize, code: ErrorCode) -> Result<String, ApiError> {
+    checked_text(text, max, Lines::Many, code)
+}
+
+fn checked_text(text: String, max: usize, lines: Lines, code: ErrorCode) -> Result<String, ApiError> {
+    if !shared::text::acceptable(&text, max, lines) {
         return Err(ApiError::BadRequest(code));
     }
     Ok(text)

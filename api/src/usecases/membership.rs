@@ -9,7 +9,7 @@ use super::owner;
 use super::{use_case_error, ReadError};
 use crate::db::locks::{self, Strength};
 use crate::db::staff::{self, HistoryEvent, Member};
-use crate::db::{self, DbError};
+use crate::db::{self, api_keys, webhooks, DbError};
 use deadpool_postgres::Pool;
 use uuid::Uuid;
 
@@ -62,10 +62,24 @@ pub async fn bootstrap(pool: &Pool, name: &str, user_id: &str, approval_ref: &st
 }
 
 /// A membership change. A revoke carries the other active owners whose Clerk user the
-/// caller found still existing (asked before the transaction: no network call under a lock).
+/// caller found still existing (asked before the transaction: no network call under a
+/// lock), and whether the API keys the leaving owner created stay valid.
 pub enum Change {
     Grant,
-    Revoke { remaining_who_can_sign_in: Vec<String> },
+    Revoke { remaining_who_can_sign_in: Vec<String>, keep_api_keys: bool },
+}
+
+/// What a revocation did besides ending the membership (issue 26 item 6): a removed
+/// owner's API keys stop with them — an integration they set up is otherwise a door left
+/// open — unless the operator keeps them; the webhook endpoints they created are listed
+/// for review (they post only ids to a URL the owner chose, so they are not switched off).
+#[derive(Debug, Default)]
+pub struct Revoked {
+    /// Keys revoked now, or with `keep_api_keys` the live keys left valid.
+    pub api_keys: u64,
+    pub api_keys_kept: bool,
+    /// (endpoint id, URL, enabled) of the endpoints the owner created.
+    pub webhooks: Vec<(Uuid, String, bool)>,
 }
 
 /// Makes `user_id` an active owner or removes them, audited.
@@ -75,7 +89,7 @@ pub async fn change(
     user_id: &str,
     approval_ref: &str,
     change: &Change,
-) -> Result<(), MembershipError> {
+) -> Result<Revoked, MembershipError> {
     let active = matches!(change, Change::Grant);
     db::transaction(pool, async |tx| {
         locks::workspace(tx, workspace_id, Strength::Update).await?.ok_or(MembershipError::NotFound)?;
@@ -84,7 +98,7 @@ pub async fn change(
         if current.map(|m| m.active) == Some(active) || (!active && current.is_none()) {
             return Err(MembershipError::Unchanged);
         }
-        if let Change::Revoke { remaining_who_can_sign_in: able } = change {
+        if let Change::Revoke { remaining_who_can_sign_in: able, .. } = change {
             // Fresh under the lock: still active, not the one leaving, and able to sign in.
             let remaining = members
                 .iter()
@@ -96,7 +110,13 @@ pub async fn change(
         }
         let member = staff::upsert_member(tx, workspace_id, user_id, active).await?;
         staff::record(tx, workspace_id, member, if active { "grant" } else { "revoke" }, approval_ref).await?;
-        Ok(())
+        let Change::Revoke { keep_api_keys, .. } = change else { return Ok(Revoked::default()) };
+        let now = locks::now(tx).await?;
+        Ok(Revoked {
+            api_keys: api_keys::revoke_created_by(tx, workspace_id, member, now, *keep_api_keys).await?,
+            api_keys_kept: *keep_api_keys,
+            webhooks: webhooks::created_by(tx, workspace_id, member).await?,
+        })
     })
     .await
 }

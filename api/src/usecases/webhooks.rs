@@ -79,7 +79,9 @@ impl NewWebhook {
         program_ids: Option<Vec<Uuid>>,
         allow_loopback: bool,
     ) -> Result<NewWebhook, WebhookError> {
-        if url.len() > 2000 {
+        // The URL parser drops tabs and newlines silently; an address with a control
+        // character is refused, not repaired.
+        if url.len() > 2000 || url.chars().any(char::is_control) {
             return Err(WebhookError::InvalidUrl);
         }
         target::check_url(&url, allow_loopback).map_err(|e| match e {

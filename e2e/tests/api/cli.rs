@@ -127,3 +127,59 @@ async fn a_deleted_clerk_user_can_be_revoked_and_does_not_count_as_an_owner() {
     ];
     assert_eq!(history, expected.map(|(a, r)| (a.to_owned(), r.to_owned())));
 }
+
+/// Issue 26 item 6 (failed before: a removed owner's API keys kept answering, and the CLI
+/// said nothing of what they had set up). Revoking an owner revokes the API keys they
+/// created — not their co-owners' — and lists the webhook endpoints they created;
+/// `--keep-api-keys` leaves the keys valid and says how many.
+#[tokio::test]
+async fn revoking_an_owner_stops_the_api_keys_they_created_and_lists_their_webhooks() {
+    let app = TestApp::spawn().await;
+    let (alice, ws) = app.owner("alice@example.com").await;
+    let wss = ws.to_string();
+    let bob_user = app.user("bob@example.com").await;
+    ok(&membership(&app, "grant", &wss, &bob_user.user_id, "T-1"));
+    let bob = app.as_owner(bob_user);
+    alice.open_program(ws, "keys-beta").await;
+    let alices = alice.create_api_key(ws, &["access:read"]).await.secret;
+    let bobs =
+        [bob.create_api_key(ws, &["access:read"]).await.secret, bob.create_api_key(ws, &["entries:read"]).await.secret];
+    let hook = bob.create_webhook(ws, "http://127.0.0.1:9/bobs-hook").await.webhook.id;
+    alice.create_webhook(ws, "http://127.0.0.1:9/alices-hook").await;
+    let probe = "/api/v1/programs/keys-beta/entries";
+    app.v1(&bobs[1], probe).await.assert(200);
+
+    let out = ok(&membership(&app, "revoke", &wss, &bob.user_id, "T-2"));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[..3],
+        ["revoked", "api keys revoked: 2", "webhook endpoints created by this owner: 1 (review them)"]
+    );
+    assert_eq!(lines[3], format!("{hook}\tenabled\thttp://127.0.0.1:9/bobs-hook"));
+    assert_eq!(lines.len(), 4, "{out}");
+    for key in &bobs {
+        app.v1(key, "/api/v1/programs/keys-beta/access?clerkUserId=user_x").await.expect_error(401, "signed_out");
+    }
+    app.v1(&alices, "/api/v1/programs/keys-beta/access?clerkUserId=user_x").await.assert(200);
+
+    // Kept on request: the key stays valid and the CLI says so.
+    let carol_user = app.user("carol@example.com").await;
+    ok(&membership(&app, "grant", &wss, &carol_user.user_id, "T-3"));
+    let carol = app.as_owner(carol_user);
+    let carols = carol.create_api_key(ws, &["access:read"]).await.secret;
+    let args = [
+        "owner",
+        "revoke",
+        "--workspace-id",
+        &wss,
+        "--clerk-user-id",
+        &carol.user_id,
+        "--approval-ref",
+        "T-4",
+        "--keep-api-keys",
+    ];
+    let out = ok(&vestibule(&app, &args));
+    assert!(out.contains("api keys kept: 1 (created by this owner, still valid)"), "{out}");
+    assert!(out.contains("webhook endpoints created by this owner: 0"), "{out}");
+    app.v1(&carols, "/api/v1/programs/keys-beta/access?clerkUserId=user_x").await.assert(200);
+}

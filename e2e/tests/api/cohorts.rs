@@ -271,6 +271,16 @@ async fn a_cohort_use_is_a_grant_created_event_and_its_grant_is_revoked_like_any
     let events: Vec<String> =
         app.column("SELECT event_type FROM outbox_events WHERE program_id = $1", &[&program]).await;
     assert!(events.iter().any(|t| t == "entry.created"), "{events:?}");
+    // Issue 26 item 8 (failed before: `waiting`): the entry is created active, and says so;
+    // a public signup's entry still says `waiting`.
+    app.signup("cohort-events", "walt@example.com").await;
+    let states: Vec<String> = app
+        .column(
+            "SELECT payload->'data'->>'state' FROM outbox_events WHERE program_id = $1 AND event_type = 'entry.created' ORDER BY id",
+            &[&program],
+        )
+        .await;
+    assert_eq!(states, ["active", "waiting"]);
     let announced: Vec<String> = app
         .column(
             "SELECT payload->'data'->>'grantId' FROM outbox_events WHERE program_id = $1 AND event_type = 'grant.created'",

@@ -15,6 +15,7 @@ mod clerk_sync;
 mod cli;
 mod cohorts;
 mod content;
+mod control_chars;
 mod draws;
 mod early_access;
 mod edge;

@@ -6,7 +6,7 @@
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
-use crate::routes::input::bounded_text;
+use crate::routes::input::{bounded_lines, bounded_text};
 use crate::state::AppState;
 use crate::time::rfc3339;
 use crate::usecases::cohorts::{self, CohortCodeRow, CohortCodeSpec, CohortCodeView};
@@ -26,18 +26,10 @@ impl TryFrom<CreateCohortCodeRequest> for CohortCodeSpec {
         if !(1..=wire::MAX_USES).contains(&body.max_uses) {
             return Err(ApiError::BadRequest(ErrorCode::InvalidMaxUses));
         }
-        let label = plain_text(body.label, wire::LABEL_MAX_CHARS, ErrorCode::InvalidLabel)?;
-        let note = body.note.map(|n| plain_text(n, wire::NOTE_MAX_CHARS, ErrorCode::InvalidNote)).transpose()?;
+        let label = bounded_text(body.label, wire::LABEL_MAX_CHARS, ErrorCode::InvalidLabel)?;
+        let note = body.note.map(|n| bounded_lines(n, wire::NOTE_MAX_CHARS, ErrorCode::InvalidNote)).transpose()?;
         Ok(CohortCodeSpec { label, note, max_uses: body.max_uses, expires_at })
     }
-}
-
-/// Bounded text without control characters (it is shown in the owner's list).
-fn plain_text(text: String, max: usize, code: ErrorCode) -> Result<String> {
-    if text.chars().any(char::is_control) {
-        return Err(ApiError::BadRequest(code));
-    }
-    bounded_text(text, max, code)
 }
 
 fn view((row, state): &CohortCodeView) -> CohortCode {

@@ -37,8 +37,10 @@ async fn put(
     id: web::Path<Uuid>,
     body: web::Json<PutContentRequest>,
 ) -> Result<HttpResponse> {
+    // 1–20 000 characters (SPEC §6.4), several lines, no other control character.
     let chars = body.body.chars().count();
-    if chars == 0 || chars > MAX_BODY_CHARS {
+    let lines = shared::text::Lines::Many;
+    if chars == 0 || chars > MAX_BODY_CHARS || !body.body.chars().all(|c| shared::text::allowed_char(c, lines)) {
         return Err(ApiError::BadRequest(ErrorCode::InvalidContentBody));
     }
     if body.expected_revision < 0 {

@@ -3,7 +3,7 @@
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
-use crate::routes::input::bounded_text;
+use crate::routes::input::bounded_lines;
 use crate::routes::views;
 use crate::state::AppState;
 use crate::usecases::programs::{self, NewNotice};
@@ -17,9 +17,9 @@ impl TryFrom<PublishNoticeRequest> for NewNotice {
 
     fn try_from(body: PublishNoticeRequest) -> Result<Self> {
         Ok(NewNotice {
-            purpose: bounded_text(body.purpose, 1000, ErrorCode::InvalidPurpose)?,
-            contact_text: bounded_text(body.contact_text, 2000, ErrorCode::InvalidContactText)?,
-            retention_text: bounded_text(body.retention_text, 1000, ErrorCode::InvalidRetentionText)?,
+            purpose: bounded_lines(body.purpose, 1000, ErrorCode::InvalidPurpose)?,
+            contact_text: bounded_lines(body.contact_text, 2000, ErrorCode::InvalidContactText)?,
+            retention_text: bounded_lines(body.retention_text, 1000, ErrorCode::InvalidRetentionText)?,
         })
     }
 }

@@ -4,7 +4,7 @@
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
-use crate::routes::input::bounded_text;
+use crate::routes::input::{bounded_lines, bounded_text};
 use crate::routes::views;
 use crate::state::AppState;
 use crate::time::rfc3339;
@@ -14,6 +14,7 @@ use shared::api::{
     CreateProgramRequest, IntakeHour, IntakeSource, PatchProgramRequest, Program, ProgramListQuery, ProgramStats,
 };
 use shared::clerk_sync::{organization_id_ok, role_ok, ClerkSyncSetting};
+use shared::text::Lines;
 use shared::{ErrorCode, Slug};
 use uuid::Uuid;
 
@@ -38,7 +39,7 @@ impl TryFrom<CreateProgramRequest> for NewProgram {
         Ok(NewProgram {
             workspace_id: body.workspace_id,
             slug: Slug::parse(&body.slug).map_err(|_| ApiError::BadRequest(ErrorCode::InvalidSlug))?,
-            purpose: bounded_text(body.purpose, 1000, ErrorCode::InvalidPurpose)?,
+            purpose: bounded_lines(body.purpose, 1000, ErrorCode::InvalidPurpose)?,
             queue_cap: cap(body.queue_cap)?,
             hourly_cap: cap(body.hourly_cap)?,
             seat_cap: cap(body.seat_cap)?,
@@ -47,11 +48,12 @@ impl TryFrom<CreateProgramRequest> for NewProgram {
     }
 }
 
-/// `""` removes the text; anything else is bounded plain text.
-fn optional_text(text: String, max: usize, code: ErrorCode) -> Result<Option<String>> {
-    match text.is_empty() {
-        true => Ok(None),
-        false => bounded_text(text, max, code).map(Some),
+/// `""` removes the text; anything else is bounded plain text, of one line or of several.
+fn optional_text(text: String, max: usize, lines: Lines, code: ErrorCode) -> Result<Option<String>> {
+    match (text.is_empty(), lines) {
+        (true, _) => Ok(None),
+        (false, Lines::One) => bounded_text(text, max, code).map(Some),
+        (false, Lines::Many) => bounded_lines(text, max, code).map(Some),
     }
 }
 
@@ -87,8 +89,11 @@ impl ProgramPatch {
             hourly_cap: body.hourly_cap.map(cap).transpose()?,
             seat_cap: body.seat_cap.map(cap).transpose()?,
             clerk: body.clerk.map(clerk_setting).transpose()?,
-            title: body.title.map(|t| optional_text(t, 80, ErrorCode::InvalidTitle)).transpose()?,
-            description: body.description.map(|d| optional_text(d, 500, ErrorCode::InvalidDescription)).transpose()?,
+            title: body.title.map(|t| optional_text(t, 80, Lines::One, ErrorCode::InvalidTitle)).transpose()?,
+            description: body
+                .description
+                .map(|d| optional_text(d, 500, Lines::Many, ErrorCode::InvalidDescription))
+                .transpose()?,
             proof_of_work: body.proof_of_work,
             embed_origins,
         })

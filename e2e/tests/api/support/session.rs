@@ -35,4 +35,9 @@ impl Session {
     pub async fn patch(&self, path: &str, body: &(impl Serialize + ?Sized)) -> Reply {
         self.app.patch(path, body, Some(&self.user)).await
     }
+
+    /// Any method with a JSON body, as this user.
+    pub async fn send(&self, method: reqwest::Method, path: &str, body: &(impl Serialize + ?Sized)) -> Reply {
+        self.app.send(method, path, Some(body), Some(&self.user)).await
+    }
 }
