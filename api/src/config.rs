@@ -40,6 +40,9 @@ pub struct Settings {
     pub metrics_addr: Option<String>,
     /// Webhook delivery and the outbox worker.
     pub integrations: IntegrationSettings,
+    /// `SECRETS_KEYS`: the keyring that seals webhook and admission-hook secrets
+    /// (`crate::secrets`). Required in production; empty in development seals the old way.
+    pub secrets_keys: crate::secrets::SecretsKeys,
 }
 
 /// How the outbox worker delivers. Production uses the defaults; the development-only
@@ -187,6 +190,10 @@ impl Settings {
                     roles => roles,
                 },
             },
+            secrets_keys: match var("SECRETS_KEYS") {
+                Some(v) => crate::secrets::SecretsKeys::parse(&v).map_err(|e| err(e.to_string()))?,
+                None => crate::secrets::SecretsKeys::default(),
+            },
         };
         settings.validate()?;
         Ok(settings)
@@ -199,6 +206,9 @@ impl Settings {
         }
         if self.hmac_key == self.csrf_key {
             return Err(err("SIGNUP_BINDING_KEY and CSRF_KEY must differ"));
+        }
+        if self.secrets_keys.holds_key(&self.hmac_key) || self.secrets_keys.holds_key(&self.csrf_key) {
+            return Err(err("SECRETS_KEYS must differ from SIGNUP_BINDING_KEY and CSRF_KEY"));
         }
         if self.app_origins.is_empty() {
             return Err(err("APP_ORIGINS must name at least one origin"));
@@ -236,6 +246,9 @@ impl Settings {
             }
             if self.integrations.backoff_scale != 1.0 {
                 return Err(err("OUTBOX_BACKOFF_SCALE: production keeps the full retry schedule"));
+            }
+            if self.secrets_keys.is_empty() {
+                return Err(err("SECRETS_KEYS: production needs the keyring that seals webhook and hook secrets"));
             }
         }
         Ok(())
@@ -313,6 +326,8 @@ mod production_tests {
             db_pool_size: 16,
             metrics_addr: None,
             integrations: IntegrationSettings::default(),
+            secrets_keys: crate::secrets::SecretsKeys::parse("k1:AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM=")
+                .unwrap(),
         }
     }
 
@@ -355,6 +370,17 @@ mod production_tests {
     fn production_refuses_loopback_webhooks_and_a_short_retry_schedule() {
         refused(|s| s.integrations.allow_loopback = true, "WEBHOOK_ALLOW_LOOPBACK");
         refused(|s| s.integrations.backoff_scale = 0.01, "OUTBOX_BACKOFF_SCALE");
+    }
+
+    #[test]
+    fn production_needs_the_secrets_keyring_and_no_key_doubles_as_another() {
+        refused(|s| s.secrets_keys = crate::secrets::SecretsKeys::default(), "SECRETS_KEYS");
+        let binding = crate::secrets::SecretsKeys::parse("k1:AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=").unwrap();
+        refused(|s| s.secrets_keys = binding, "SECRETS_KEYS must differ");
+        let mut dev = production();
+        dev.app_env = AppEnv::Development;
+        dev.secrets_keys = crate::secrets::SecretsKeys::default();
+        dev.validate().expect("development may seal the old way");
     }
 
     #[test]

@@ -2,12 +2,13 @@
 //! length-prefixed fields under `SIGNUP_BINDING_KEY`, with a purpose tag first, so no
 //! two field lists can collide and no plain email digest is ever stored.
 //! Invitation codes are 32 bytes from the OS RNG, shown as unpadded base64url; only the
-//! SHA-256 of the bytes is kept.
+//! SHA-256 of the bytes is kept. Secrets that must be used again (signing keys) are
+//! sealed by [`crate::secrets`], under their own keyring.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use ring::rand::{SecureRandom, SystemRandom};
-use ring::{aead, digest, hmac};
+use ring::{digest, hmac};
 
 /// HMAC-SHA256 over `purpose` and `fields`, each prefixed by its length (u32, big endian).
 pub fn binding(key: &[u8], purpose: &str, fields: &[&[u8]]) -> Vec<u8> {
@@ -78,42 +79,6 @@ pub fn sha256(bytes: &[u8]) -> Vec<u8> {
     digest::digest(&digest::SHA256, bytes).as_ref().to_vec()
 }
 
-/// The key that seals stored signing secrets, derived from the server key with its own
-/// purpose tag, so it is never the key of any binding.
-fn sealing_key(server_key: &[u8]) -> aead::LessSafeKey {
-    let derived = binding(server_key, "secret-seal-v1", &[]);
-    aead::LessSafeKey::new(aead::UnboundKey::new(&aead::AES_256_GCM, &derived).expect("32-byte key"))
-}
-
-/// Seals a secret that must be used again (a webhook or hook signing key: HMAC needs the
-/// key itself, so a digest will not do): AES-256-GCM, random nonce first, `context`
-/// (the owning row's id) bound as associated data so a sealed value cannot be moved.
-pub fn seal(server_key: &[u8], context: &[u8], secret: &[u8]) -> Vec<u8> {
-    let nonce_bytes = random_bytes::<12>();
-    let mut in_out = secret.to_vec();
-    sealing_key(server_key)
-        .seal_in_place_append_tag(
-            aead::Nonce::assume_unique_for_key(nonce_bytes),
-            aead::Aad::from(context),
-            &mut in_out,
-        )
-        .expect("sealing cannot fail for short secrets");
-    [nonce_bytes.as_slice(), &in_out].concat()
-}
-
-/// Opens what [`seal`] made for `context`; `None` when it was made under another key or
-/// context, or was altered.
-pub fn open(server_key: &[u8], context: &[u8], sealed: &[u8]) -> Option<Vec<u8>> {
-    if sealed.len() < 12 + 16 {
-        return None;
-    }
-    let (nonce, rest) = sealed.split_at(12);
-    let nonce = aead::Nonce::try_assume_unique_for_key(nonce).ok()?;
-    let mut in_out = rest.to_vec();
-    let plain = sealing_key(server_key).open_in_place(nonce, aead::Aad::from(context), &mut in_out).ok()?;
-    Some(plain.to_vec())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,15 +89,6 @@ mod tests {
         assert_ne!(binding(&k, "p", &[b"ab", b"c"]), binding(&k, "p", &[b"a", b"bc"]));
         assert_ne!(binding(&k, "p", &[b"a"]), binding(&k, "q", &[b"a"]));
         assert_eq!(binding(&k, "p", &[b"a"]).len(), 32);
-    }
-
-    #[test]
-    fn sealed_secrets_open_only_with_their_key_and_context() {
-        let sealed = seal(&[7; 32], b"row-1", b"secret bytes");
-        assert_eq!(open(&[7; 32], b"row-1", &sealed).as_deref(), Some(&b"secret bytes"[..]));
-        assert_eq!(open(&[8; 32], b"row-1", &sealed), None);
-        assert_eq!(open(&[7; 32], b"row-2", &sealed), None);
-        assert_ne!(seal(&[7; 32], b"row-1", b"secret bytes"), sealed, "a fresh nonce each time");
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod outbox;
 pub mod pow;
 pub mod routes;
 pub mod screening;
+pub mod secrets;
 pub mod shutdown;
 pub mod standard_webhooks;
 pub mod startup;

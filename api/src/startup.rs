@@ -38,7 +38,11 @@ impl Application {
         let port = listener.local_addr()?.port();
         let metrics_listener = settings.metrics_addr.as_ref().map(TcpListener::bind).transpose()?;
         tracing::info!(web_app = %crate::assets::Assets::new(settings.static_dir.as_deref()).describe(), "serving the SPA");
-        let state = web::Data::new(AppState { settings, pool, identity, shutdown: Shutdown::new() });
+        let keyring = crate::secrets::Keyring::new(settings.secrets_keys.clone(), Some(&settings.hmac_key));
+        if keyring.sealing_kid().is_none() {
+            tracing::warn!("SECRETS_KEYS is not set: webhook and hook secrets are sealed under SIGNUP_BINDING_KEY (development only)");
+        }
+        let state = web::Data::new(AppState { settings, pool, identity, keyring, shutdown: Shutdown::new() });
         spawn_pruner(&state);
         crate::outbox::spawn(&state);
         let metrics = match metrics_listener {

@@ -10,6 +10,8 @@ pub struct AppState {
     pub settings: Settings,
     pub pool: Pool,
     pub identity: Identity,
+    /// Seals and opens webhook and admission-hook secrets (`SECRETS_KEYS`).
+    pub keyring: crate::secrets::Keyring,
     /// Cancelled when shutdown begins: background workers observe it and are spawned
     /// through it, so shutdown waits for them ([`crate::shutdown`]).
     pub shutdown: Shutdown,

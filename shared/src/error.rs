@@ -104,6 +104,8 @@ pub enum ErrorCode {
     DrawAlreadyRun,
     DrawNoCandidates,
     DrawSeatsInsufficient,
+    /// A workspace already has [`crate::integrations::MAX_WEBHOOKS_PER_WORKSPACE`] webhook endpoints.
+    WebhookLimit,
     // 413, 415
     PayloadTooLarge,
     UnsupportedMediaType,

@@ -9,6 +9,11 @@ use uuid::Uuid;
 
 use crate::api::Timestamp;
 
+/// Webhook endpoints one workspace may have (a 21st is 409 `webhook_limit`): the
+/// outbox shares its workers between workspaces, and endpoints are what a workspace
+/// multiplies its share by.
+pub const MAX_WEBHOOKS_PER_WORKSPACE: usize = 20;
+
 /// The event types an endpoint subscribes to (wire names `entry.created` …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

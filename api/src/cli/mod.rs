@@ -34,6 +34,10 @@ enum Command {
         #[arg(long, num_args = 1.., value_name = "FILE")]
         checkpoint: Vec<std::path::PathBuf>,
     },
+    /// Seal every webhook and admission-hook secret again under the first key of
+    /// SECRETS_KEYS (needs SECRETS_KEYS; SIGNUP_BINDING_KEY too for secrets sealed before
+    /// the keyring); prints what it did per kind.
+    Reseal,
     /// Recompute a downloaded lottery draw record offline (no database needed), its
     /// filter included.
     VerifyDraw {
@@ -82,6 +86,7 @@ pub fn main() -> ExitCode {
                 }
             }
             Command::VerifyDraw { file } => verify_draw(&file),
+            Command::Reseal => reseal().await,
             Command::Redact { reapply: true, .. } => {
                 let url = std::env::var("DATABASE_URL").map_err(|_| anyhow::anyhow!("DATABASE_URL is required"))?;
                 let key = verify_erasure::key_from_env()?
@@ -139,6 +144,38 @@ fn verify_draw(file: &std::path::Path) -> anyhow::Result<()> {
         None => println!("ok    draw {} (open) over {over}: {} tickets match their hash", record.draw_id, record.tickets.len()),
     }
     Ok(())
+}
+
+/// `vestibule reseal`: one line per kind of secret, failure when one could not be opened.
+async fn reseal() -> anyhow::Result<()> {
+    use crate::db::sealed::SealedKind;
+    let url = std::env::var("DATABASE_URL").map_err(|_| anyhow::anyhow!("DATABASE_URL is required"))?;
+    let keys = std::env::var("SECRETS_KEYS").map_err(|_| anyhow::anyhow!("SECRETS_KEYS is required"))?;
+    let keys = crate::secrets::SecretsKeys::parse(&keys).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let binding = verify_erasure::key_from_env()?;
+    let keyring = crate::secrets::Keyring::new(keys, binding.as_deref());
+    let kid = keyring.sealing_kid().unwrap_or_default().to_owned();
+    let pool = crate::db::pool(&url, 1)?;
+    let report = crate::usecases::sealed::reseal(&pool, &keyring).await?;
+    for (kind, c) in &report.kinds {
+        let name = match kind {
+            SealedKind::Webhook => "webhook secrets",
+            SealedKind::WebhookPrevious => "previous webhook secrets (still signing)",
+            SealedKind::Hook => "admission hook secrets",
+        };
+        println!(
+            "{name}: {} resealed under {kid}, {} already under it, {} unreadable, {} changed meanwhile",
+            c.resealed, c.current, c.unreadable, c.changed
+        );
+    }
+    println!("expired previous webhook secrets dropped: {}", report.expired_dropped);
+    match report.unreadable() {
+        0 => Ok(()),
+        n if binding.is_none() => anyhow::bail!(
+            "{n} secrets open under no key of SECRETS_KEYS; those sealed before the keyring need SIGNUP_BINDING_KEY"
+        ),
+        n => anyhow::bail!("{n} secrets open under no key of SECRETS_KEYS nor SIGNUP_BINDING_KEY"),
+    }
 }
 
 async fn serve() -> anyhow::Result<()> {

@@ -184,3 +184,21 @@ pub async fn org_still_wanted(
         .await?;
     Ok(client.query_opt(&stmt, &[&org, &user, &except]).await?.map(|r| r.get(0)))
 }
+
+/// The advisory lock key of a grant's deliveries (a 64-bit hash of a tagged id; two
+/// grants that collide only wait for each other).
+const GRANT_LOCK_KEY: &str = "hashtextextended('vestibule.clerk_sync.grant:' || $1::uuid::text, 0)";
+
+/// Takes the session advisory lock that serializes one grant's Clerk deliveries across
+/// instances, without waiting: false when another session holds it. Held by the
+/// connection until [`unlock_grant`] or until the connection closes.
+pub async fn try_lock_grant(client: &impl GenericClient, grant_id: Uuid) -> Result<bool> {
+    let stmt = client.prepare_cached(&format!("SELECT pg_try_advisory_lock({GRANT_LOCK_KEY})")).await?;
+    Ok(client.query_one(&stmt, &[&grant_id]).await?.get(0))
+}
+
+/// Releases what [`try_lock_grant`] took on this connection; false when it held nothing.
+pub async fn unlock_grant(client: &impl GenericClient, grant_id: Uuid) -> Result<bool> {
+    let stmt = client.prepare_cached(&format!("SELECT pg_advisory_unlock({GRANT_LOCK_KEY})")).await?;
+    Ok(client.query_one(&stmt, &[&grant_id]).await?.get(0))
+}

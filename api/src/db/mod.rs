@@ -31,6 +31,7 @@ pub mod pow;
 pub mod programs;
 pub mod queue;
 pub mod rate_limits;
+pub mod sealed;
 pub mod server_api;
 pub mod signups;
 pub mod staff;

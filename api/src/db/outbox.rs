@@ -2,7 +2,16 @@
 //! `audit_events`, V20): claim due deliveries as leases, then record each outcome.
 //! Policy: a claim is one short statement (`FOR UPDATE SKIP LOCKED`, so instances never
 //! take the same row at once) that commits before any network call; an outcome is
-//! recorded only by the claim that holds the lease, in its own short transaction.
+//! recorded only by the claim that holds the lease, in its own short transaction. A
+//! `clerk_sync` delivery is not claimed while another of the same grant is leased (the
+//! handler's grant lock is what makes that exact; this spares it the wait).
+//!
+//! Fairness (issue 26 item 4): two lanes claim apart — webhooks, and the internal kinds
+//! (Clerk calls), so neither queues behind the other. Each takes deliveries in turns
+//! across workspaces. A webhook endpoint has at most one delivery in flight, leased on
+//! its row with the delivery (so a receiver that never answers holds only its own
+//! queue, and an endpoint receives its deliveries in order of due time), and a workspace
+//! at most a share of endpoints in flight.
 
 use super::clerk_sync_log::{self, RecordedCall};
 use super::Result;
@@ -50,31 +59,83 @@ impl std::fmt::Debug for EndpointTarget {
     }
 }
 
-const CLAIM_SQL: &str = "WITH due AS ( \
-       SELECT d.id FROM outbox_deliveries d \
-       WHERE d.state = 'pending' AND d.next_attempt_at <= clock_timestamp() \
-         AND (d.claimed_until IS NULL OR d.claimed_until < clock_timestamp()) \
-         AND d.target_kind = ANY($4) \
-         AND (d.endpoint_id IS NULL OR EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.enabled)) \
-       ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED), \
-     claimed AS ( \
+/// A due delivery whose lease is free (repeated where the row is locked, so a row that
+/// another claim took meanwhile is re-checked and skipped).
+const DUE: &str = "d.state = 'pending' AND d.next_attempt_at <= clock_timestamp() \
+     AND (d.claimed_until IS NULL OR d.claimed_until < clock_timestamp())";
+
+/// Leases the picked deliveries (`pick`: their ids) and answers each with its event and
+/// endpoint; $1 is the claim id, $3 the lease in seconds.
+const LEASE_AND_ANSWER: &str = "claimed AS ( \
        UPDATE outbox_deliveries d SET claim_id = $1, attempts = d.attempts + 1, \
          claimed_until = clock_timestamp() + make_interval(secs => $3) \
-       FROM due WHERE d.id = due.id \
+       FROM pick WHERE d.id = pick.id \
        RETURNING d.id, d.attempts, d.target_kind, d.endpoint_id, d.event_id) \
      SELECT c.id, c.attempts, c.target_kind, e.id, e.event_type, e.workspace_id, e.program_id, e.payload, \
        w.id, w.url, w.secret_sealed, CASE WHEN w.previous_secret_until > clock_timestamp() THEN w.previous_secret_sealed END \
      FROM claimed c JOIN outbox_events e ON e.id = c.event_id LEFT JOIN webhook_endpoints w ON w.id = c.endpoint_id \
      ORDER BY c.id";
 
-/// Takes up to `limit` due deliveries of the target kinds this release knows for
-/// `lease_secs`, in one autocommitted statement. (A kind added by a newer release is
-/// left to the instances that know it, during a rolling upgrade.)
-pub async fn claim(client: &Client, claim: Uuid, kinds: &[&str], limit: i64, lease_secs: f64) -> Result<Vec<Claimed>> {
-    let stmt = client.prepare_cached(CLAIM_SQL).await?;
-    let rows = client.query(&stmt, &[&claim, &limit, &lease_secs, &kinds]).await?;
-    Ok(rows
-        .iter()
+/// The webhook lane: the next due delivery of each enabled endpoint with nothing in
+/// flight, taken in turns across workspaces (each workspace's oldest first, then each
+/// one's second, …) while a workspace has fewer than $4 endpoints in flight; each
+/// endpoint taken is leased with its delivery. Up to $2 deliveries.
+fn webhook_claim_sql() -> String {
+    format!(
+        "WITH busy AS ( \
+           SELECT workspace_id, count(*) AS n FROM webhook_endpoints \
+           WHERE leased_until IS NOT NULL AND leased_until > clock_timestamp() GROUP BY workspace_id), \
+         head AS ( \
+           SELECT h.id, w.id AS endpoint_id, w.workspace_id, h.next_attempt_at FROM webhook_endpoints w \
+           CROSS JOIN LATERAL (SELECT d.id, d.next_attempt_at FROM outbox_deliveries d \
+             WHERE d.endpoint_id = w.id AND {DUE} ORDER BY d.next_attempt_at, d.id LIMIT 1) h \
+           WHERE w.enabled AND (w.leased_until IS NULL OR w.leased_until < clock_timestamp())), \
+         ranked AS ( \
+           SELECT head.id, head.endpoint_id, head.next_attempt_at, \
+             row_number() OVER (PARTITION BY head.workspace_id ORDER BY head.next_attempt_at, head.id) \
+               + coalesce(busy.n, 0) AS place \
+           FROM head LEFT JOIN busy USING (workspace_id)), \
+         pick AS ( \
+           SELECT d.id, w.id AS endpoint_id FROM ranked r \
+           JOIN outbox_deliveries d ON d.id = r.id JOIN webhook_endpoints w ON w.id = r.endpoint_id \
+           WHERE r.place <= $4 AND {DUE} AND d.endpoint_id = w.id \
+             AND w.enabled AND (w.leased_until IS NULL OR w.leased_until < clock_timestamp()) \
+           ORDER BY r.place, r.next_attempt_at, r.id LIMIT $2 \
+           FOR NO KEY UPDATE OF d, w SKIP LOCKED), \
+         endpoints AS ( \
+           UPDATE webhook_endpoints w SET lease_claim = $1, leased_until = clock_timestamp() + make_interval(secs => $3) \
+           FROM pick WHERE w.id = pick.endpoint_id RETURNING w.id), \
+         {LEASE_AND_ANSWER}"
+    )
+}
+
+/// The internal lane (Clerk calls and other handlers of $4's kinds): each workspace's
+/// oldest due deliveries, taken in turns across workspaces. A `clerk_sync` delivery is
+/// left alone while another of the same grant is leased. Up to $2 deliveries.
+fn internal_claim_sql() -> String {
+    format!(
+        "WITH head AS ( \
+           SELECT h.id, h.next_attempt_at, ws.id AS workspace_id FROM workspaces ws \
+           CROSS JOIN LATERAL (SELECT d.id, d.next_attempt_at FROM outbox_deliveries d \
+             WHERE d.workspace_id = ws.id AND d.endpoint_id IS NULL AND {DUE} AND d.target_kind = ANY($4) \
+               AND NOT (d.target_kind = 'clerk_sync' AND EXISTS (SELECT 1 FROM outbox_deliveries o \
+                 JOIN outbox_events oe ON oe.id = o.event_id JOIN outbox_events e ON e.id = d.event_id \
+                 WHERE o.claim_id IS NOT NULL AND o.claimed_until > clock_timestamp() AND o.state = 'pending' \
+                   AND o.target_kind = 'clerk_sync' AND o.id <> d.id \
+                   AND oe.payload -> 'data' ->> 'grantId' = e.payload -> 'data' ->> 'grantId')) \
+             ORDER BY d.next_attempt_at, d.id LIMIT $2) h), \
+         ranked AS ( \
+           SELECT id, next_attempt_at, \
+             row_number() OVER (PARTITION BY workspace_id ORDER BY next_attempt_at, id) AS place FROM head), \
+         pick AS ( \
+           SELECT d.id FROM ranked r JOIN outbox_deliveries d ON d.id = r.id WHERE {DUE} \
+           ORDER BY r.place, r.next_attempt_at, r.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED), \
+         {LEASE_AND_ANSWER}"
+    )
+}
+
+fn claimed_from(rows: &[tokio_postgres::Row], claim: Uuid) -> Vec<Claimed> {
+    rows.iter()
         .map(|r| Claimed {
             id: r.get(0),
             claim,
@@ -94,7 +155,37 @@ pub async fn claim(client: &Client, claim: Uuid, kinds: &[&str], limit: i64, lea
                 previous_sealed: r.get(11),
             }),
         })
-        .collect())
+        .collect()
+}
+
+/// Takes up to `limit` due webhook deliveries for `lease_secs`, in one autocommitted
+/// statement: at most one in flight per endpoint (across instances), and a workspace
+/// with `per_workspace` endpoints in flight waits for one of them.
+pub async fn claim_webhooks(
+    client: &Client,
+    claim: Uuid,
+    limit: i64,
+    lease_secs: f64,
+    per_workspace: i64,
+) -> Result<Vec<Claimed>> {
+    let stmt = client.prepare_cached(&webhook_claim_sql()).await?;
+    let rows = client.query(&stmt, &[&claim, &limit, &lease_secs, &per_workspace]).await?;
+    Ok(claimed_from(&rows, claim))
+}
+
+/// Takes up to `limit` due deliveries of the internal target kinds this release knows
+/// for `lease_secs`, in one autocommitted statement. (A kind added by a newer release is
+/// left to the instances that know it, during a rolling upgrade.)
+pub async fn claim_internal(
+    client: &Client,
+    claim: Uuid,
+    kinds: &[&str],
+    limit: i64,
+    lease_secs: f64,
+) -> Result<Vec<Claimed>> {
+    let stmt = client.prepare_cached(&internal_claim_sql()).await?;
+    let rows = client.query(&stmt, &[&claim, &limit, &lease_secs, &kinds]).await?;
+    Ok(claimed_from(&rows, claim))
 }
 
 /// What one attempt saw (it is timed on the database clock when recorded: now minus
@@ -117,6 +208,20 @@ pub enum Next {
     Failed,
 }
 
+/// Gives back a claimed delivery that was not attempted (another delivery of its
+/// subject was running): due again in `secs`, its claim's attempt not counted.
+pub async fn defer(client: &Client, delivery: &Claimed, secs: f64) -> Result<()> {
+    let stmt = client
+        .prepare_cached(
+            "UPDATE outbox_deliveries SET claim_id = NULL, claimed_until = NULL, attempts = greatest(attempts - 1, 0), \
+               next_attempt_at = clock_timestamp() + make_interval(secs => $3) \
+             WHERE id = $1 AND claim_id = $2 AND state = 'pending'",
+        )
+        .await?;
+    client.execute(&stmt, &[&delivery.id, &delivery.claim, &secs]).await?;
+    Ok(())
+}
+
 /// Records an attempt and, if `claim` still holds the lease, the delivery's next state;
 /// for a webhook, the endpoint's health: a success clears its failure record, a failure
 /// starts one, and an endpoint failing for `disable_after_days` is disabled.
@@ -128,11 +233,15 @@ pub async fn finish(
     disable_after_days: i32,
 ) -> Result<()> {
     // Endpoint before delivery: the order a cascading endpoint delete locks them in.
+    // The endpoint's lease goes with its delivery's (when this claim still holds it).
     if let Some(endpoint) = &delivery.endpoint {
         if next == Next::Delivered {
             tx.execute(
-                "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
-                &[&endpoint.id],
+                "UPDATE webhook_endpoints SET failing_since = NULL, \
+                   lease_claim = CASE WHEN lease_claim = $2 THEN NULL ELSE lease_claim END, \
+                   leased_until = CASE WHEN lease_claim = $2 THEN NULL ELSE leased_until END \
+                 WHERE id = $1 AND (failing_since IS NOT NULL OR lease_claim = $2)",
+                &[&endpoint.id, &delivery.claim],
             )
             .await?;
         } else {
@@ -140,9 +249,11 @@ pub async fn finish(
                 "UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, clock_timestamp()), \
                    enabled = enabled AND NOT coalesce(failing_since < clock_timestamp() - make_interval(days => $2), false), \
                    disabled_reason = CASE WHEN enabled AND failing_since < clock_timestamp() - make_interval(days => $2) \
-                     THEN 'failing' ELSE disabled_reason END \
+                     THEN 'failing' ELSE disabled_reason END, \
+                   lease_claim = CASE WHEN lease_claim = $3 THEN NULL ELSE lease_claim END, \
+                   leased_until = CASE WHEN lease_claim = $3 THEN NULL ELSE leased_until END \
                  WHERE id = $1",
-                &[&endpoint.id, &disable_after_days],
+                &[&endpoint.id, &disable_after_days, &delivery.claim],
             )
             .await?;
         }

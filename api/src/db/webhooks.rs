@@ -60,6 +60,12 @@ pub async fn insert(tx: &Transaction<'_>, e: &NewEndpoint<'_>, now: DateTime<Utc
     Ok(EndpointRow::from(&row))
 }
 
+/// How many endpoints the workspace has.
+pub async fn count(tx: &Transaction<'_>, workspace_id: Uuid) -> Result<usize> {
+    let row = tx.query_one("SELECT count(*) FROM webhook_endpoints WHERE workspace_id = $1", &[&workspace_id]).await?;
+    Ok(usize::try_from(row.get::<_, i64>(0)).unwrap_or(usize::MAX))
+}
+
 /// How many of `ids` (distinct) are programs of the workspace.
 pub async fn programs_in_workspace(tx: &Transaction<'_>, workspace_id: Uuid, ids: &[Uuid]) -> Result<usize> {
     let row = tx

@@ -286,6 +286,7 @@ impl From<WebhookError> for ApiError {
             WebhookError::RefusedUrl => ApiError::BadRequest(ErrorCode::WebhookUrlRefused),
             WebhookError::InvalidEvents => ApiError::BadRequest(ErrorCode::InvalidEvents),
             WebhookError::InvalidProgramIds => ApiError::BadRequest(ErrorCode::InvalidProgramIds),
+            WebhookError::Limit => ApiError::Conflict(ErrorCode::WebhookLimit),
             WebhookError::Db(e) => e.into(),
         }
     }

@@ -15,12 +15,23 @@
 //!   user id in the transaction that revokes it), the key is deleted (`null`) and
 //!   Vestibule's membership removed unless another active grant of the user pinned to the
 //!   same organization still wants it; then the row goes. No row: nothing was put.
+//! * **One grant, one delivery at a time (issue 26 item 3):** a delivery first takes a
+//!   session advisory lock on its grant (`db::clerk_sync::try_lock_grant`), on the one
+//!   pooled connection it then uses for every query of the delivery, and holds it until it
+//!   is done — across instances, and past a lease that lapses on a slow Clerk (the
+//!   connection, not the lease, holds the lock; a process that dies closes it). A delivery
+//!   that finds the lock taken is [`Outcome::Deferred`]: due again shortly, no attempt
+//!   counted. The claim also leaves a grant's delivery alone while another of the same
+//!   grant is leased. So `grant.created` and `grant.revoked` never interleave their calls,
+//!   and a removal never deletes the ledger row while an addition is still adding.
 //! * **Convergence:** after acting, the grant is read again; if it changed meanwhile (a
-//!   revocation committed while the grant was being put), the handler acts again. The
-//!   ledger row is written before any call and a membership is recorded as Vestibule's
-//!   before it is created and forgotten after it is removed, with the "still wanted"
-//!   check repeated after a removal, so concurrent deliveries for the same user and
-//!   organization end with the membership exactly when an active grant wants it.
+//!   revocation committed while the grant was being put), the handler acts again: a round
+//!   that added something and then finds the grant inactive takes back, from the ledger
+//!   row it wrote itself, what it added. The ledger row is written before any call and a
+//!   membership is recorded as Vestibule's before it is created and forgotten after it is
+//!   removed, with the "still wanted" check repeated after a removal, so deliveries of
+//!   different grants of one user and organization end with the membership exactly when
+//!   an active grant wants it.
 //!
 //! Changing or switching off a program's setting applies to grants not yet synced;
 //! grants already synced keep their pinned setting until they end.
@@ -44,17 +55,69 @@ fn db_failed<E>(_: E) -> Outcome {
     Outcome::Retry { status: None, reason: Reason::HandlerError }
 }
 
-/// Makes Clerk agree with the grant; answers the outcome and every call made.
+/// Makes Clerk agree with the grant, holding the grant's lock; answers the outcome and
+/// every call made.
 pub async fn deliver(state: &AppState, d: &Claimed) -> (Outcome, Vec<Call>) {
     let grant = d.event.payload["data"]["grantId"].as_str().and_then(|s| Uuid::parse_str(s).ok());
     let Some(grant) = grant else { return (Outcome::Failed { reason: Reason::HandlerError }, Vec::new()) };
-    let mut sync = Sync { state, delivery: d.id, grant, status: None, calls: Vec::new() };
+    let lock = match GrantLock::take(state, grant).await {
+        Ok(Some(lock)) => lock,
+        Ok(None) => return (Outcome::Deferred, Vec::new()),
+        Err(outcome) => return (outcome, Vec::new()),
+    };
+    let mut sync = Sync { state, db: lock.client(), delivery: d.id, grant, status: None, calls: Vec::new() };
     let outcome = sync.converge().await;
-    (outcome, sync.calls)
+    let calls = std::mem::take(&mut sync.calls);
+    lock.release().await;
+    (outcome, calls)
+}
+
+/// The grant's session advisory lock, held on its own pooled connection. Released by
+/// [`GrantLock::release`]; dropped without it (a cancelled delivery, a failed unlock),
+/// the connection is closed instead of pooled, which releases the lock with it.
+struct GrantLock {
+    conn: Option<deadpool_postgres::Client>,
+    grant: Uuid,
+}
+
+impl GrantLock {
+    /// The lock, `None` when another delivery of the grant holds it.
+    async fn take(state: &AppState, grant: Uuid) -> Step<Option<GrantLock>> {
+        let conn = state.pool.get().await.map_err(db_failed)?;
+        match clerk_sync::try_lock_grant(&conn, grant).await {
+            Ok(true) => Ok(Some(GrantLock { conn: Some(conn), grant })),
+            Ok(false) => Ok(None),
+            Err(e) => {
+                drop(deadpool_postgres::Object::take(conn));
+                Err(db_failed(e))
+            }
+        }
+    }
+
+    fn client(&self) -> &deadpool_postgres::Client {
+        self.conn.as_ref().expect("held until released")
+    }
+
+    async fn release(mut self) {
+        let Some(conn) = self.conn.take() else { return };
+        if !matches!(clerk_sync::unlock_grant(&conn, self.grant).await, Ok(true)) {
+            drop(deadpool_postgres::Object::take(conn));
+        }
+    }
+}
+
+impl Drop for GrantLock {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            drop(deadpool_postgres::Object::take(conn));
+        }
+    }
 }
 
 struct Sync<'a> {
     state: &'a AppState,
+    /// The connection holding the grant's lock: every query of the delivery runs on it.
+    db: &'a deadpool_postgres::Client,
     delivery: i64,
     grant: Uuid,
     /// The last status Clerk answered.
@@ -84,18 +147,11 @@ impl Sync<'_> {
     }
 
     async fn read(&self) -> Step<GrantTarget> {
-        let client = self.state.pool.get().await.map_err(db_failed)?;
-        match clerk_sync::grant_target(&client, self.grant).await {
+        match clerk_sync::grant_target(self.db, self.grant).await {
             Ok(Some(t)) => Ok(t),
             Ok(None) => Err(Outcome::Failed { reason: Reason::HandlerError }),
             Err(e) => Err(db_failed(e)),
         }
-    }
-
-    /// A pooled connection for one database step (a temporary: it goes back to the
-    /// pool at the end of the statement, before any network call).
-    async fn client(&self) -> Step<deadpool_postgres::Client> {
-        self.state.pool.get().await.map_err(db_failed)
     }
 
     /// Reports one Backend API call's result; `gone_is_done` counts a 404 as done (a
@@ -134,7 +190,7 @@ impl Sync<'_> {
             organization: setting.organization.clone(),
         };
         let grant = self.grant;
-        let pinned = clerk_sync::pin(&self.client().await?, grant, &wanted).await.map_err(db_failed)?;
+        let pinned = clerk_sync::pin(self.db, grant, &wanted).await.map_err(db_failed)?;
         let backend = &self.state.identity.backend;
         let user = pinned.clerk_user_id.as_str();
         if pinned.public_metadata {
@@ -150,7 +206,7 @@ impl Sync<'_> {
     /// Adds the membership unless the user has one Vestibule did not create.
     async fn add_member(&mut self, org: &str, user: &str, role: &str) -> Step {
         let backend = &self.state.identity.backend;
-        if !clerk_sync::membership_ours(&self.client().await?, org, user).await.map_err(db_failed)? {
+        if !clerk_sync::membership_ours(self.db, org, user).await.map_err(db_failed)? {
             match backend.is_member(org, user).await {
                 Ok((member, status)) => {
                     self.call(ClerkCall::MembershipCheck, WriteOutcome::Done(status), false)?;
@@ -160,7 +216,7 @@ impl Sync<'_> {
                 }
                 Err(result) => return self.call(ClerkCall::MembershipCheck, result, false),
             }
-            clerk_sync::set_membership_ours(&self.client().await?, org, user, true).await.map_err(db_failed)?;
+            clerk_sync::set_membership_ours(self.db, org, user, true).await.map_err(db_failed)?;
         }
         let result = backend.add_membership(org, user, role).await;
         self.call(ClerkCall::MembershipAdd, result, false)
@@ -177,22 +233,20 @@ impl Sync<'_> {
         }
         if let Some((org, _)) = &pinned.organization {
             let grant = self.grant;
-            let ours = clerk_sync::membership_ours(&self.client().await?, org, user).await.map_err(db_failed)?;
-            let wanted =
-                clerk_sync::org_still_wanted(&self.client().await?, org, user, grant).await.map_err(db_failed)?;
+            let ours = clerk_sync::membership_ours(self.db, org, user).await.map_err(db_failed)?;
+            let wanted = clerk_sync::org_still_wanted(self.db, org, user, grant).await.map_err(db_failed)?;
             if ours && wanted.is_none() {
                 let result = backend.remove_membership(org, user).await;
                 self.call(ClerkCall::MembershipRemove, result, true)?;
-                clerk_sync::set_membership_ours(&self.client().await?, org, user, false).await.map_err(db_failed)?;
+                clerk_sync::set_membership_ours(self.db, org, user, false).await.map_err(db_failed)?;
                 // A grant pinned to the organization meanwhile saw the membership and
                 // left it; it is wanted again, so it is put back.
-                let again =
-                    clerk_sync::org_still_wanted(&self.client().await?, org, user, grant).await.map_err(db_failed)?;
+                let again = clerk_sync::org_still_wanted(self.db, org, user, grant).await.map_err(db_failed)?;
                 if let Some(role) = again {
                     self.add_member(org, user, &role).await?;
                 }
             }
         }
-        clerk_sync::unpin(&self.client().await?, self.grant).await.map_err(db_failed)
+        clerk_sync::unpin(self.db, self.grant).await.map_err(db_failed)
     }
 }

@@ -74,7 +74,13 @@ pub enum Outcome {
     Failed {
         reason: Reason,
     },
+    /// Not attempted: another delivery of the same subject (a grant's, for `clerk_sync`)
+    /// is running. Due again after [`DEFER_SECS`]; no attempt is counted or logged.
+    Deferred,
 }
+
+/// How soon a deferred delivery is due again.
+pub const DEFER_SECS: f64 = 0.5;
 
 /// Why an attempt did not deliver (the stored `outcome` of the attempt).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,14 +36,13 @@ pub async fn deliver(state: &AppState, http: &reqwest::Client, d: &Claimed) -> O
     if target::check_url(&endpoint.url, allow_loopback).is_err() {
         return Outcome::Retry { status: None, reason: Reason::RefusedTarget };
     }
-    let key = &state.settings.hmac_key;
     let context = endpoint.id.as_bytes();
     let keys: Vec<Vec<u8>> = std::iter::once(&endpoint.secret_sealed)
         .chain(endpoint.previous_sealed.as_ref())
-        .filter_map(|sealed| crate::crypto::open(key, context, sealed))
+        .filter_map(|sealed| state.keyring.open(context, sealed))
         .collect();
     if keys.is_empty() {
-        tracing::error!(endpoint = %endpoint.id, "a webhook secret does not open under this server key");
+        tracing::error!(endpoint = %endpoint.id, "a webhook secret does not open under SECRETS_KEYS (nor SIGNUP_BINDING_KEY)");
         return Outcome::Retry { status: None, reason: Reason::HandlerError };
     }
     let body = serde_json::to_vec(&d.event.payload).expect("a JSON value serializes");

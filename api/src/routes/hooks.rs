@@ -57,7 +57,7 @@ async fn admit(state: web::Data<AppState>, req: HttpRequest, path: web::Path<Uui
         signature: header("webhook-signature"),
         body: &body,
     };
-    match admission_hook::admit(&state.pool, &state.settings.hmac_key, *path, &signed).await {
+    match admission_hook::admit(&state.pool, &state.keyring, &state.settings.hmac_key, *path, &signed).await {
         Ok(true) => HttpResponse::Ok().insert_header(("cache-control", "private, no-store")).json(json!({})),
         Ok(false) => error(StatusCode::FORBIDDEN, ErrorCode::SignupNotAdmitted, REFUSED),
         Err(HookError::NotFound) => error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "Not found."),

@@ -12,6 +12,7 @@ use super::{owner, use_case_error};
 use crate::crypto;
 use crate::db::locks::Strength;
 use crate::db::{self, admission_hook, workspace_audit, DbError};
+use crate::secrets::Keyring;
 use crate::standard_webhooks::{self, VerifyError};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
@@ -21,7 +22,8 @@ use uuid::Uuid;
 /// Message ids are kept a little longer than the timestamp window.
 const RECEIPT_KEEP_SECS: f64 = (standard_webhooks::TOLERANCE_SECS * 2) as f64;
 
-fn context(workspace_id: Uuid) -> Vec<u8> {
+/// The associated data the workspace's hook secret is sealed for.
+pub fn context(workspace_id: Uuid) -> Vec<u8> {
     [b"admission-hook:".as_slice(), workspace_id.as_bytes()].concat()
 }
 
@@ -53,12 +55,18 @@ impl db::TxError for HookError {
 }
 
 /// Whether the sign-up of the email in the verified body may proceed.
-pub async fn admit(pool: &Pool, server_key: &[u8], workspace_id: Uuid, signed: &Signed<'_>) -> Result<bool, HookError> {
+pub async fn admit(
+    pool: &Pool,
+    keyring: &Keyring,
+    server_key: &[u8],
+    workspace_id: Uuid,
+    signed: &Signed<'_>,
+) -> Result<bool, HookError> {
     let sealed = {
         let client = pool.get().await.map_err(DbError::from)?;
         admission_hook::secret(&client, workspace_id).await?.ok_or(HookError::NotFound)?.0
     };
-    let key = crypto::open(server_key, &context(workspace_id), &sealed).ok_or(HookError::NotFound)?;
+    let key = keyring.open(&context(workspace_id), &sealed).ok_or(HookError::NotFound)?;
     let now = Utc::now().timestamp();
     standard_webhooks::verify(&[&key], signed.message_id, signed.timestamp, signed.signature, signed.body, now)?;
     let email = email_of(signed.body);
@@ -120,12 +128,12 @@ pub async fn status(pool: &Pool, user_id: &str, workspace_id: Uuid) -> Result<Op
 /// Sets a fresh secret (replacing any), shown once.
 pub async fn set_secret(
     pool: &Pool,
-    server_key: &[u8],
+    keyring: &Keyring,
     user_id: &str,
     workspace_id: Uuid,
 ) -> Result<FreshSecret, HookSecretError> {
     let (secret, key) = standard_webhooks::new_secret();
-    let sealed = crypto::seal(server_key, &context(workspace_id), &key);
+    let sealed = keyring.seal(&context(workspace_id), &key);
     owner::on_workspace::<_, HookSecretError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
         admission_hook::set_secret(w.tx, workspace_id, &sealed, w.now).await?;
         workspace_audit::record(w.tx, workspace_id, w.staff_id, "admission_hook.secret_set", None, w.now).await?;

@@ -29,8 +29,9 @@
 //! head), [`clerk_sync`] (the log and retry of "on grant, in Clerk"), [`webhooks`],
 //! [`api_keys`] and [`admission_hook`] (a workspace's integrations) and [`membership`]
 //! (workspaces and owners). The server API's: [`server_api`] (access check, entry
-//! listing). Shared: [`limits`] (seats and the expiry window as pure decisions) and
-//! `withdrawal` (the one withdrawal transition, private).
+//! listing). Maintenance: [`sealed`] (`vestibule reseal`: stored secrets sealed again
+//! under the current key). Shared: [`limits`] (seats and the expiry window as pure
+//! decisions) and `withdrawal` (the one withdrawal transition, private).
 
 pub mod admission;
 pub mod admission_hook;
@@ -53,6 +54,7 @@ pub mod public;
 pub mod queue;
 pub mod recipient;
 pub mod redemption;
+pub mod sealed;
 pub mod server_api;
 pub mod webhooks;
 mod withdrawal;

@@ -1,20 +1,21 @@
-//! Webhook endpoints of a workspace: create (the signing secret is answered once), list,
+//! Webhook endpoints of a workspace (at most `MAX_WEBHOOKS_PER_WORKSPACE`): create (the
+//! signing secret is answered once), list,
 //! change, delete, rotate the secret (the old one keeps signing for 24 h), and the
 //! delivery log with a retry. Every write is an owner action under the workspace lock,
 //! recorded in `workspace_audit_events`. URLs follow the SSRF rule of
 //! `outbox::target`, checked here and again at every delivery.
 
 use super::{owner, use_case_error};
-use crate::crypto;
 use crate::db::locks::Strength;
 use crate::db::outbox::{self, Retry};
 use crate::db::webhooks::{self, NewEndpoint};
 use crate::db::workspace_audit;
 use crate::outbox::target::{self, UrlError};
 use crate::outbox::MAX_ATTEMPTS;
+use crate::secrets::Keyring;
 use crate::standard_webhooks;
 use deadpool_postgres::Pool;
-use shared::integrations::WebhookEventType;
+use shared::integrations::{WebhookEventType, MAX_WEBHOOKS_PER_WORKSPACE};
 use uuid::Uuid;
 
 /// How long a rotated-out secret keeps signing.
@@ -32,6 +33,9 @@ use_case_error! {
         InvalidEvents,
         #[error("invalid program ids")]
         InvalidProgramIds,
+        /// The workspace has `MAX_WEBHOOKS_PER_WORKSPACE` endpoints already.
+        #[error("webhook limit reached")]
+        Limit,
     }
 }
 
@@ -105,15 +109,19 @@ impl NewWebhook {
 
 pub async fn create(
     pool: &Pool,
-    server_key: &[u8],
+    keyring: &Keyring,
     user_id: &str,
     workspace_id: Uuid,
     new: &NewWebhook,
 ) -> Result<(EndpointRow, FreshSecret), WebhookError> {
     let (secret, key) = standard_webhooks::new_secret();
     let id = Uuid::new_v4();
-    let sealed = crypto::seal(server_key, id.as_bytes(), &key);
+    let sealed = keyring.seal(id.as_bytes(), &key);
     let row = owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        // Counted under the workspace lock every endpoint writer takes.
+        if webhooks::count(w.tx, workspace_id).await? >= MAX_WEBHOOKS_PER_WORKSPACE {
+            return Err(WebhookError::Limit);
+        }
         if let Some(ids) = &new.program_ids {
             if webhooks::programs_in_workspace(w.tx, workspace_id, ids).await? != ids.len() {
                 return Err(WebhookError::InvalidProgramIds);
@@ -171,12 +179,12 @@ pub async fn delete(pool: &Pool, user_id: &str, (workspace_id, id): (Uuid, Uuid)
 
 pub async fn rotate(
     pool: &Pool,
-    server_key: &[u8],
+    keyring: &Keyring,
     user_id: &str,
     (workspace_id, id): (Uuid, Uuid),
 ) -> Result<(EndpointRow, FreshSecret), WebhookError> {
     let (secret, key) = standard_webhooks::new_secret();
-    let sealed = crypto::seal(server_key, id.as_bytes(), &key);
+    let sealed = keyring.seal(id.as_bytes(), &key);
     let row = owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
         let row = webhooks::rotate(w.tx, workspace_id, id, &sealed, w.now, ROTATION_OVERLAP_HOURS).await?;
         let row = row.ok_or(WebhookError::NotFound)?;

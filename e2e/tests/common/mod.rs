@@ -33,5 +33,15 @@ pub fn settings(db_url: &str, clerk: &clerk::ClerkDev, origin: &str) -> api::con
         db_pool_size: 8,
         metrics_addr: None,
         integrations: Default::default(),
+        secrets_keys: secrets_keys(),
     }
+}
+
+/// The `SECRETS_KEYS` of every test server (one key, `test1`, of 32 bytes 0x05), as
+/// production sets one; a test of the keyring itself sets its own.
+pub const SECRETS_KEYS: &str = "test1:BQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQU=";
+
+/// [`SECRETS_KEYS`] as the server's settings hold it.
+pub fn secrets_keys() -> api::secrets::SecretsKeys {
+    api::secrets::SecretsKeys::parse(SECRETS_KEYS).expect("the test keyring parses")
 }

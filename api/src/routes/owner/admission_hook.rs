@@ -32,7 +32,7 @@ async fn status(state: web::Data<AppState>, session: Session, id: web::Path<Uuid
 ))]
 #[post("/owner/workspaces/{id}/admission-hook/secret")]
 async fn set_secret(state: web::Data<AppState>, session: Session, id: web::Path<Uuid>) -> Result<HttpResponse> {
-    let secret = admission_hook::set_secret(&state.pool, &state.settings.hmac_key, &session.user_id, *id).await?;
+    let secret = admission_hook::set_secret(&state.pool, &state.keyring, &session.user_id, *id).await?;
     Ok(HttpResponse::Created().json(HookSecret { secret: secret.reveal(), path: hook_path(*id) }))
 }
 

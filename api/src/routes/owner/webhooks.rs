@@ -57,6 +57,7 @@ fn delivery_view(d: DeliveryRow, attempts: &[AttemptRow]) -> Option<WebhookDeliv
 #[utoipa::path(operation_id = "createWebhook", request_body = CreateWebhookRequest, responses(
     (status = 201, description = "Created: the only response that holds the signing secret.", body = WebhookWithSecret),
     (status = 400, description = "Malformed or refused URL (production: https to public addresses only), no events, or a program of another workspace."),
+    (status = 409, description = "`webhook_limit`: the workspace has 20 endpoints already."),
 ))]
 #[post("/owner/workspaces/{id}/webhooks")]
 async fn create(
@@ -68,7 +69,7 @@ async fn create(
     let body = body.into_inner();
     let allow_loopback = state.settings.integrations.allow_loopback;
     let new = NewWebhook::parse(body.url, &body.events, body.program_ids, allow_loopback)?;
-    let (row, secret) = webhooks::create(&state.pool, &state.settings.hmac_key, &session.user_id, *id, &new).await?;
+    let (row, secret) = webhooks::create(&state.pool, &state.keyring, &session.user_id, *id, &new).await?;
     Ok(HttpResponse::Created().json(WebhookWithSecret { webhook: view(row), secret: secret.reveal() }))
 }
 
@@ -110,8 +111,7 @@ async fn remove(state: web::Data<AppState>, session: Session, path: web::Path<(U
 ))]
 #[post("/owner/workspaces/{id}/webhooks/{webhookId}/rotate-secret")]
 async fn rotate(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
-    let (row, secret) =
-        webhooks::rotate(&state.pool, &state.settings.hmac_key, &session.user_id, path.into_inner()).await?;
+    let (row, secret) = webhooks::rotate(&state.pool, &state.keyring, &session.user_id, path.into_inner()).await?;
     Ok(HttpResponse::Ok().json(WebhookWithSecret { webhook: view(row), secret: secret.reveal() }))
 }
 

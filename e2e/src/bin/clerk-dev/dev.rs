@@ -95,24 +95,31 @@ impl Availability {
 /// `POST /dev/faults`: each switch given is set, the others stay as they are.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct SetFaults {
     users: Option<Availability>,
     writes: Option<Availability>,
+    /// Milliseconds each metadata or membership write, and each listing of a user's
+    /// memberships, waits before it applies (0: none).
+    write_delay_ms: Option<u64>,
 }
 
 /// The switches as they are after the change.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct FaultState {
     users: Availability,
     writes: Availability,
+    write_delay_ms: u64,
 }
 
 /// `{"users":"unavailable"}` makes `GET /v1/users/{id}` answer 503; `{"writes":
 /// "unavailable"}` makes the metadata merge and membership writes answer 503 (see
-/// [`crate::store::Faults`]); `"ok"` restores either. At least one switch must be given.
+/// [`crate::store::Faults`]); `"ok"` restores either; `{"writeDelayMs": N}` makes those
+/// writes and a user's membership listing wait N ms (a slow Clerk). At least one switch must be given.
 async fn faults(state: Data<AppState>, body: Json<SetFaults>) -> Result<HttpResponse, ClerkError> {
-    if body.users.is_none() && body.writes.is_none() {
-        return Err(ClerkError::bad_body("give users and/or writes"));
+    if body.users.is_none() && body.writes.is_none() && body.write_delay_ms.is_none() {
+        return Err(ClerkError::bad_body("give users, writes and/or writeDelayMs"));
     }
     let now = {
         let mut store = state.store();
@@ -122,10 +129,14 @@ async fn faults(state: Data<AppState>, body: Json<SetFaults>) -> Result<HttpResp
         if let Some(writes) = body.writes {
             store.faults.writes_unavailable = writes == Availability::Unavailable;
         }
+        if let Some(delay) = body.write_delay_ms {
+            store.faults.write_delay_ms = delay.min(10_000);
+        }
         store.faults
     };
     Ok(HttpResponse::Ok().json(FaultState {
         users: Availability::of(now.users_unavailable),
         writes: Availability::of(now.writes_unavailable),
+        write_delay_ms: now.write_delay_ms,
     }))
 }

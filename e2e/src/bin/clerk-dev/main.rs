@@ -8,7 +8,8 @@
 //!   organizations (create, get) and their memberships (add, remove, list);
 //! * `/dev/*` — no secret, CORS for `--allowed-origin`: `POST /dev/sign-in {email}`,
 //!   `POST /dev/sessions/{id}/tokens` and
-//!   `POST /dev/faults {"users"?: "unavailable"|"ok", "writes"?: "unavailable"|"ok"}`.
+//!   `POST /dev/faults {"users"?: "unavailable"|"ok", "writes"?: "unavailable"|"ok",
+//!   "writeDelayMs"?: N}`.
 //!
 //! Clerk's official Backend SDK (`@clerk/backend`) works against it: `e2e/sdk/` drives
 //! every endpoint through the SDK.
@@ -18,7 +19,7 @@
 //!   negative, at most ten years either way) that shifts `iat`, `nbf` and `exp` by that
 //!   many seconds, to mint an already-expired or a not-yet-valid token. `nbf` always
 //!   equals `iat`.
-//! * `POST /dev/faults` injects Backend API outages.
+//! * `POST /dev/faults` injects Backend API outages and slow writes.
 //!
 //! After binding it prints exactly one line, `clerk-dev listening on http://IP:PORT`, to
 //! stdout, then serves. It logs nothing else: paths and bodies carry user ids and emails.

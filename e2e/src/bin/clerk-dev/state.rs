@@ -25,6 +25,15 @@ impl AppState {
         self.store.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Waits as long as `POST /dev/faults {"writeDelayMs": N}` asks before a write (or a
+    /// user's membership listing, which a sync reads between its writes) applies.
+    pub async fn slow_write(&self) {
+        let delay = self.store().faults.write_delay_ms;
+        if delay > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+        }
+    }
+
     pub fn key(&self) -> &SigningKey {
         &self.key
     }

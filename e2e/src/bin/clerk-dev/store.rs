@@ -37,6 +37,8 @@ pub struct Faults {
     /// `POST /v1/organizations/{id}/memberships` and
     /// `DELETE /v1/organizations/{id}/memberships/{user_id}`.
     pub writes_unavailable: bool,
+    /// Those writes, and a user's membership listing, take this long (a slow Clerk), in ms.
+    pub write_delay_ms: u64,
 }
 
 #[derive(Debug, Default)]

@@ -54,6 +54,7 @@ impl ApiProcess {
             .env("APP_ORIGINS", ORIGIN)
             .env("SIGNUP_BINDING_KEY", "01".repeat(32))
             .env("CSRF_KEY", "02".repeat(32))
+            .env("SECRETS_KEYS", crate::common::SECRETS_KEYS)
             .env("CLERK_SECRET_KEY", &clerk.secret)
             .env("CLERK_API_URL", &clerk.url)
             .env("IDENTITY_DEV_URL", &clerk.url)

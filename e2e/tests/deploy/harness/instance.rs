@@ -64,6 +64,7 @@ impl Instance {
                 "DATABASE_URL" => database_url(server),
                 "SIGNUP_BINDING_KEY" => "01".repeat(32),
                 "CSRF_KEY" => "02".repeat(32),
+                "SECRETS_KEYS" => "deploy1:BAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQ=".to_owned(),
                 "CLERK_SECRET_KEY" => format!("sk_live_{}", "0".repeat(40)),
                 "CLERK_PUBLISHABLE_KEY" => "pk_live_deploy_test".to_owned(),
                 _ => {

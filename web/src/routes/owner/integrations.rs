@@ -10,6 +10,7 @@ use shared::integrations::{
     AdmissionHookStatus, ApiKey, ApiKeyScope, ApiKeyWithSecret, DeliveriesResponse, HookSecret, Webhook,
     WebhookEventType, WebhookWithSecret,
 };
+use shared::ErrorCode;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
@@ -66,6 +67,8 @@ fn Webhooks(ws: Uuid) -> impl IntoView {
                     url.set(String::new());
                     hooks.refetch();
                 }
+                Err(e) if e.api_code() == Some(ErrorCode::WebhookLimit) => failure
+                    .set(Some(e.explained("A workspace can have 20 endpoints. Remove one before adding another."))),
                 Err(e) if e.status == 400 => failure.set(Some(
                     e.explained("Use an https URL that reaches the public internet (not a private or local address)."),
                 )),

@@ -109,6 +109,7 @@ async fn add_member(
     if !role.strip_prefix("org:").is_some_and(|key| is_key(key, true)) {
         return Err(ClerkError::invalid_value("role", "org:admin, org:member or another org:<key> role"));
     }
+    state.slow_write().await;
     let membership = {
         let mut store = state.store();
         if store.faults.writes_unavailable {
@@ -121,6 +122,7 @@ async fn add_member(
 
 async fn remove_member(state: Data<AppState>, path: Path<(String, String)>) -> Result<HttpResponse, ClerkError> {
     let (org_id, user_id) = path.into_inner();
+    state.slow_write().await;
     let membership = {
         let mut store = state.store();
         if store.faults.writes_unavailable {

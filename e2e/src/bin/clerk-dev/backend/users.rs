@@ -101,6 +101,7 @@ async fn update_metadata(
 ) -> Result<HttpResponse, ClerkError> {
     let UpdateMetadata { public_metadata, private_metadata, unsafe_metadata } = body.into_inner();
     let patch = MetadataBody { public_metadata, private_metadata, unsafe_metadata }.patch()?;
+    state.slow_write().await;
     let user = {
         let mut store = state.store();
         if store.faults.writes_unavailable {
@@ -117,6 +118,7 @@ async fn memberships(
     query: Query<ListQuery>,
 ) -> Result<HttpResponse, ClerkError> {
     let page = query.page()?;
+    state.slow_write().await;
     let (data, total_count) = {
         let store = state.store();
         if store.faults.users_unavailable {
