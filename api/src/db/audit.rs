@@ -70,7 +70,10 @@ pub const RECORD_SQL: &str = "INSERT INTO audit_events \
      (program_id, entry_id, actor_kind, actor_staff_id, event_type, event_at, details) \
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
 
-/// Appends one event at the transaction's captured clock `at`.
+/// Appends one event at the transaction's captured clock `at`. The database does more on
+/// its own (migrations/README.md): the V50 trigger chains the event into its program's
+/// hash chain, and the V20 trigger `outbox_enqueue` (V83's version) enqueues the webhooks
+/// and Clerk calls its type maps to, in this transaction, for delivery after commit.
 pub async fn record(
     tx: &Transaction<'_>,
     program_id: Uuid,
@@ -89,7 +92,8 @@ pub async fn record(
 }
 
 /// Appends one event per entry of `entries` (each with its own details), in that order,
-/// in one statement: the set-based form of [`record`] for bulk operations.
+/// in one statement: the set-based form of [`record`] for bulk operations (the same
+/// triggers chain each event and enqueue its webhooks and Clerk calls).
 pub async fn record_many(
     tx: &Transaction<'_>,
     program_id: Uuid,

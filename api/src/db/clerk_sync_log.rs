@@ -99,23 +99,3 @@ pub async fn page(tx: &Transaction<'_>, program_id: Uuid, before: i64, limit: i6
         })
         .collect())
 }
-
-/// Makes one of the program's `clerk_sync` deliveries due now again, with one attempt
-/// left at least. False when it is not a delivery of this program.
-pub async fn retry(
-    tx: &Transaction<'_>,
-    program_id: Uuid,
-    delivery_id: i64,
-    now: DateTime<Utc>,
-    max_attempts: i32,
-) -> Result<bool> {
-    let stmt = tx
-        .prepare_cached(
-            "UPDATE outbox_deliveries d SET state = 'pending', next_attempt_at = $3, finished_at = NULL, \
-               attempts = least(d.attempts, $4 - 1) \
-             FROM outbox_events e WHERE e.id = d.event_id AND e.program_id = $1 \
-               AND d.target_kind = 'clerk_sync' AND d.id = $2",
-        )
-        .await?;
-    Ok(tx.execute(&stmt, &[&program_id, &delivery_id, &now, &max_attempts]).await? == 1)
-}

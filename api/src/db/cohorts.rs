@@ -44,13 +44,6 @@ impl From<&Row> for CohortCodeRow {
     }
 }
 
-impl CohortCodeRow {
-    /// Whether one more use may be taken at `now` (the seat cap is the caller's).
-    pub fn usable(&self, now: DateTime<Utc>) -> bool {
-        self.revoked_at.is_none() && now < self.expires_at && self.uses < self.max_uses
-    }
-}
-
 /// A code to store: its digest and the owner's fields.
 #[derive(Debug, Clone)]
 pub struct NewCohortCode<'a> {

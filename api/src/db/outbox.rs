@@ -15,8 +15,10 @@
 
 use super::clerk_sync_log::{self, RecordedCall};
 use super::Result;
+use chrono::{DateTime, Utc};
 use deadpool_postgres::{Client, Transaction};
 use serde_json::Value;
+use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 /// A delivery this worker holds the lease on, with what it needs to deliver.
@@ -285,4 +287,37 @@ pub async fn finish(
         clerk_sync_log::insert(tx, row.get(0), delivery.event.program_id, &attempt.calls).await?;
     }
     Ok(())
+}
+
+/// A delivery an owner asks to retry, with what it must belong to: a `clerk_sync`
+/// delivery of one of the program's events, or a delivery to one of the workspace's
+/// webhook endpoints.
+#[derive(Debug, Clone, Copy)]
+pub enum Retry {
+    ClerkSync { program_id: Uuid, delivery_id: i64 },
+    Webhook { workspace_id: Uuid, endpoint_id: Uuid, delivery_id: i64 },
+}
+
+/// Makes a delivery due now again, whatever its state, with at least one of
+/// `max_attempts` left; the workers take it on their next claim. False when it does not
+/// belong where `retry` says (the owner's uniform 404).
+pub async fn make_due(tx: &Transaction<'_>, retry: Retry, now: DateTime<Utc>, max_attempts: i32) -> Result<bool> {
+    const DUE: &str = "UPDATE outbox_deliveries d SET state = 'pending', next_attempt_at = $1, finished_at = NULL, \
+                       attempts = least(d.attempts, $2 - 1)";
+    let (owned_by, ids): (&str, Vec<&(dyn ToSql + Sync)>) = match &retry {
+        Retry::ClerkSync { program_id, delivery_id } => (
+            "FROM outbox_events e WHERE e.id = d.event_id AND e.program_id = $3 AND d.id = $4 \
+             AND d.target_kind = 'clerk_sync'",
+            vec![program_id, delivery_id],
+        ),
+        Retry::Webhook { workspace_id, endpoint_id, delivery_id } => (
+            "FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.workspace_id = $3 AND d.id = $4 \
+             AND d.endpoint_id = $5",
+            vec![workspace_id, delivery_id, endpoint_id],
+        ),
+    };
+    let stmt = tx.prepare_cached(&format!("{DUE} {owned_by}")).await?;
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&now, &max_attempts];
+    params.extend(ids);
+    Ok(tx.execute(&stmt, &params).await? == 1)
 }

@@ -3,6 +3,11 @@
 //! migration V61 takes them in that order) and the signed-in applicant's own entries
 //! (§6.3).
 //!
+//! What the database does on its own here: [`admit`] calls the PL/pgSQL `admit_signup`
+//! (V61), which *is* the signup policy — it locks, decides and writes the entry, its
+//! counters, receipt and `signup` event, whose triggers chain it and enqueue its webhooks
+//! (migrations/README.md maps every trigger and function).
+//!
 //! Round trips: the admission transaction is one — BEGIN, `admit_signup(…)` and COMMIT
 //! go out as one pipeline (with its statement prepared, tokio-postgres writes a request
 //! when its future is first polled, and `join!` polls in argument order), and the

@@ -198,28 +198,6 @@ pub async fn deliveries(
     Ok((deliveries, attempts))
 }
 
-/// Makes one delivery due now again (whatever its state), with one attempt left at
-/// least. False when it is not a delivery of this workspace's endpoint.
-pub async fn retry(
-    tx: &Transaction<'_>,
-    workspace_id: Uuid,
-    endpoint_id: Uuid,
-    delivery_id: i64,
-    now: DateTime<Utc>,
-    max_attempts: i32,
-) -> Result<bool> {
-    let n = tx
-        .execute(
-            "UPDATE outbox_deliveries d SET state = 'pending', next_attempt_at = $4, finished_at = NULL, \
-               attempts = least(d.attempts, $5 - 1) \
-             FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.workspace_id = $1 \
-               AND d.endpoint_id = $2 AND d.id = $3",
-            &[&workspace_id, &endpoint_id, &delivery_id, &now, &max_attempts],
-        )
-        .await?;
-    Ok(n == 1)
-}
-
 /// The workspace's endpoints that `staff_id` created (from the workspace history's
 /// `webhook.created` entries): (id, URL, enabled), oldest first.
 pub async fn created_by(tx: &Transaction<'_>, workspace_id: Uuid, staff_id: Uuid) -> Result<Vec<(Uuid, String, bool)>> {

@@ -4,9 +4,9 @@
 //! per-minute rate is 429. The key itself is never logged or echoed.
 
 use super::error::ApiError;
-use crate::db::api_keys::Caller;
 use crate::state::AppState;
 use crate::usecases::api_keys;
+use crate::usecases::api_keys::Caller;
 use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;

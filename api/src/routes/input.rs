@@ -2,10 +2,12 @@
 //! 400 with its code, before any lock or write.
 
 use crate::http::ApiError;
+use crate::usecases::queue::{Cursor, Filter};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
+use shared::api::{EntryFlag, EntrySearch};
 use shared::text::Lines;
-use shared::ErrorCode;
+use shared::{EntryState, ErrorCode, SourceRef};
 
 /// One line of free text: 1..=`max` characters, not only white space, no control
 /// character (`shared::text`).
@@ -53,3 +55,77 @@ pub fn decode_cursor(s: &str) -> Option<i64> {
     let bytes: [u8; 8] = URL_SAFE_NO_PAD.decode(s).ok()?.try_into().ok()?;
     Some(i64::from_be_bytes(bytes)).filter(|id| *id > 0)
 }
+
+/// The queue's filter from the listing's parameters (the search's body, or a query string
+/// turned into one), for every read of entries: the owner's listing, search and export
+/// and the server API's listing. So a value one refuses, the others refuse too.
+impl TryFrom<&EntrySearch> for Filter {
+    type Error = ApiError;
+
+    fn try_from(q: &EntrySearch) -> Result<Filter, ApiError> {
+        let bad = ApiError::BadRequest;
+        let state = q.state.as_deref().map(|s| s.parse::<EntryState>().map_err(|_| bad(ErrorCode::InvalidState)));
+        let after = q.cursor.as_deref().map(|c| Cursor::decode(c).ok_or(bad(ErrorCode::InvalidCursor)));
+        let email_fragment = match &q.q {
+            Some(f) if f.is_empty() || f.chars().count() > 254 || f.chars().any(char::is_control) => {
+                return Err(bad(ErrorCode::InvalidSearch))
+            }
+            other => other.clone(),
+        };
+        let source = match q.source.as_deref() {
+            Some(s) => Some(SourceRef::parse(s).ok_or(bad(ErrorCode::InvalidRef))?),
+            None => None,
+        };
+        let flag = q.flag.as_deref().map(|f| f.parse::<EntryFlag>().map_err(|_| bad(ErrorCode::InvalidFlag)));
+        let invitation =
+            q.invitation.as_deref().map(|f| f.parse().map_err(|_| bad(ErrorCode::InvalidInvitationFilter)));
+        Ok(Filter {
+            state: state.transpose()?,
+            email_fragment,
+            source,
+            flag: flag.transpose()?,
+            invitation: invitation.transpose()?,
+            after: after.transpose()?,
+        })
+    }
+}
+
+/// Declares the query string of an owner's read of the queue: its own fields, then the
+/// filters the listing and the export share (`ref`, `flag`, `invitation`), documented
+/// once here for the OpenAPI document; unknown parameters are refused. The struct turns
+/// into an [`EntrySearch`] without an email fragment (an email never travels in a URL),
+/// and so into a [`Filter`] by the one parser above.
+macro_rules! queue_query {
+    ($(#[$meta:meta])* struct $name:ident { $($(#[$field_meta:meta])* $field:ident: $ty:ty),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+        #[into_params(parameter_in = Query)]
+        #[serde(deny_unknown_fields)]
+        struct $name {
+            $($(#[$field_meta])* $field: $ty,)*
+            /// Only entries from this source (`?ref=` of the signup page).
+            #[serde(rename = "ref")]
+            #[param(max_length = 40)]
+            source: Option<String>,
+            /// Only entries with this flag: `disposable_domain` or `possible_duplicate`.
+            flag: Option<String>,
+            /// Only entries whose live invitation is not marked sent (`unsent`) or expires within
+            /// 48 hours (`expiring`), by the database clock.
+            #[param(inline, value_type = Option<shared::queue::InvitationFilter>)]
+            invitation: Option<String>,
+        }
+
+        impl From<$name> for shared::api::EntrySearch {
+            fn from(q: $name) -> Self {
+                shared::api::EntrySearch {
+                    $($field: q.$field,)*
+                    source: q.source,
+                    flag: q.flag,
+                    invitation: q.invitation,
+                    ..shared::api::EntrySearch::default()
+                }
+            }
+        }
+    };
+}
+pub(crate) use queue_query;

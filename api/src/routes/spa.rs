@@ -10,9 +10,9 @@
 //! (uptime monitors use it).
 
 use crate::assets::{Assets, Coding};
-use crate::db::programs;
 use crate::http::security_headers::FrameAncestors;
 use crate::state::AppState;
+use crate::usecases::public;
 use actix_web::http::header::{self, HeaderMap, HeaderValue};
 use actix_web::{guard, web, HttpRequest, HttpResponse, Route};
 use shared::Slug;
@@ -88,18 +88,15 @@ fn not_built() -> HttpResponse {
 
 /// The shell for `/embed/waitlist/{slug}`, carrying the program's allowed framing
 /// origins for the security headers. Anything that is not a public program with origins
-/// (or a database failure) gets none: the page is then not framable at all.
+/// (or a database failure) gets none (`usecases::public::embed_origins`): the page is
+/// then not framable at all.
 async fn embed_shell(req: HttpRequest, assets: web::Data<Assets>, state: web::Data<AppState>) -> HttpResponse {
-    let slug = req.match_info().get("slug").and_then(|s| Slug::parse(s).ok());
-    let origins = match slug {
-        Some(slug) => match state.pool.get().await {
-            Ok(client) => programs::embed_origins(&client, slug.as_str()).await.ok().flatten(),
-            Err(_) => None,
-        },
-        None => None,
+    let origins = match req.match_info().get("slug").and_then(|s| Slug::parse(s).ok()) {
+        Some(slug) => public::embed_origins(&state.pool, &slug).await,
+        None => Vec::new(),
     };
     let mut response = shell(req, assets).await;
-    if let Some(origins) = origins.filter(|o| !o.is_empty()) {
+    if !origins.is_empty() {
         response.extensions_mut().insert(FrameAncestors(origins));
     }
     response

@@ -1,15 +1,13 @@
 //! Rows and use-case results as the wire types of `shared::api`: the one place where the
 //! server's data becomes the contract's bodies. Times are RFC 3339 with microseconds.
 
-use crate::db::audit::EventRow;
-use crate::db::content::ContentRow;
-use crate::db::grants::GrantRow;
-use crate::db::invitations::InvitationRow;
-use crate::db::programs::NoticeRow;
-use crate::db::queue::EntryRow;
-use crate::db::signups::OwnEntry;
 use crate::time::rfc3339;
-use crate::usecases::programs::ProgramView;
+use crate::usecases::decisions::GrantRow;
+use crate::usecases::history::EventRow;
+use crate::usecases::invitations::InvitationRow;
+use crate::usecases::programs::{ContentRow, NoticeRow, ProgramView};
+use crate::usecases::queue::EntryRow;
+use crate::usecases::recipient::OwnEntry;
 use shared::api;
 use std::collections::HashMap;
 use uuid::Uuid;

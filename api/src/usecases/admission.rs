@@ -38,8 +38,8 @@ use crate::db::{self, DbError, TxError};
 use crate::metrics;
 use crate::pow;
 use crate::screening;
-use crate::state::AppState;
 use chrono::DateTime;
+use deadpool_postgres::Pool;
 use shared::api::PowLevel;
 use shared::{EmailKey, SourceRef};
 use std::net::IpAddr;
@@ -134,43 +134,41 @@ pub enum Admission {
 
 const RATE_WINDOW_SECS: i32 = 60;
 
-/// Admits one signup to the program `slug` from `client` (see the module policy).
-pub async fn sign_up(
-    state: &AppState,
-    slug: &str,
-    signup: &NewSignup,
-    client: Option<IpAddr>,
-) -> Result<Admission, AdmitError> {
-    let outcome = admit(state, slug, signup, client).await;
+/// What an admission is checked with besides the database: the server key (request
+/// bindings, rate-limit subjects, proof-of-work signatures), the new-key attempts one
+/// client address may make per minute, and the address this one comes from.
+#[derive(Clone, Copy)]
+pub struct Gate<'k> {
+    pub key: &'k [u8],
+    pub per_minute: u32,
+    pub client: Option<IpAddr>,
+}
+
+/// Admits one signup to the program `slug` through `gate` (see the module policy).
+pub async fn sign_up(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> Result<Admission, AdmitError> {
+    let outcome = admit(pool, gate, slug, signup).await;
     metrics::count("admission", outcome_label(&outcome));
     outcome
 }
 
-async fn admit(
-    state: &AppState,
-    slug: &str,
-    signup: &NewSignup,
-    client: Option<IpAddr>,
-) -> Result<Admission, AdmitError> {
-    let settings = &state.settings;
-    let conn = state.pool.get().await.map_err(DbError::from)?;
+async fn admit(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> Result<Admission, AdmitError> {
+    let conn = pool.get().await.map_err(DbError::from)?;
     let resolved = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
     let (target, committed) = (resolved.target, resolved.committed);
     // The receipt lookup comes first: a committed key replays without solving again.
     let spend = match committed {
         true => None,
-        false => verify_work(settings, slug, signup, resolved.pow_level)?,
+        false => verify_work(gate.key, slug, signup, resolved.pow_level)?,
     };
     if !committed {
-        let addr = client.map(|ip| ip.to_string()).unwrap_or_default();
-        let subject = rate_limits::subject(&settings.hmac_key, Scope::SignupAddr, &addr);
-        let limit = settings.signup_rate_per_minute;
-        let counters = [(Scope::SignupAddr, subject.as_slice(), limit)];
+        let addr = gate.client.map(|ip| ip.to_string()).unwrap_or_default();
+        let subject = rate_limits::subject(gate.key, Scope::SignupAddr, &addr);
+        let counters = [(Scope::SignupAddr, subject.as_slice(), gate.per_minute)];
         if let Err(refused) = rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
             return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
         }
     }
-    let binding = signup.binding(&settings.hmac_key, target.program_id);
+    let binding = signup.binding(gate.key, target.program_id);
     let screening = screening::screen(&signup.email);
     let attempt = Attempt {
         target,
@@ -205,17 +203,12 @@ async fn admit(
 
 /// The solved challenge's check (`crate::pow`): one HMAC and one hash, before any write;
 /// `None` when the program asks for no work.
-fn verify_work(
-    settings: &crate::config::Settings,
-    slug: &str,
-    signup: &NewSignup,
-    level: PowLevel,
-) -> Result<Option<pow::Spend>, AdmitError> {
+fn verify_work(key: &[u8], slug: &str, signup: &NewSignup, level: PowLevel) -> Result<Option<pow::Spend>, AdmitError> {
     if pow::max_number(level).is_none() {
         return Ok(None);
     }
     let now = chrono::Utc::now().timestamp();
-    match pow::verify(&settings.hmac_key, signup.altcha.as_deref(), slug, level, now) {
+    match pow::verify(key, signup.altcha.as_deref(), slug, level, now) {
         Ok(spend) => Ok(Some(spend)),
         Err(refusal) => {
             tracing::info!(?refusal, "proof of work refused");

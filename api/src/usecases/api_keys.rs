@@ -5,7 +5,7 @@
 use super::webhooks::FreshSecret;
 use super::{owner, use_case_error};
 use crate::crypto;
-use crate::db::api_keys::{self, Caller, KeyRow, NewKey};
+use crate::db::api_keys::{self, NewKey};
 use crate::db::locks::Strength;
 use crate::db::{workspace_audit, DbError};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -13,6 +13,8 @@ use base64::Engine as _;
 use deadpool_postgres::Pool;
 use shared::integrations::ApiKeyScope;
 use uuid::Uuid;
+
+pub use crate::db::api_keys::{Caller, KeyRow};
 
 pub const KEY_PREFIX: &str = "vst_";
 /// `vst_` + 43 base64url characters (32 random bytes).

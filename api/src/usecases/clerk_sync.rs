@@ -6,11 +6,14 @@
 
 use super::owner::{self, Scope};
 use super::ReadError;
-use crate::db::clerk_sync_log::{self, CallRow};
+use crate::db::clerk_sync_log;
+use crate::db::outbox::{self, Retry};
 use crate::db::workspace_audit;
 use crate::outbox::MAX_ATTEMPTS;
 use deadpool_postgres::Pool;
 use uuid::Uuid;
+
+pub use crate::db::clerk_sync_log::CallRow;
 
 /// A page of the program's Clerk calls with an id below `before`, newest first.
 pub async fn calls(
@@ -29,7 +32,8 @@ pub async fn calls(
 /// Makes one of the program's Clerk deliveries due now, with at least one attempt left.
 pub async fn retry(pool: &Pool, user_id: &str, program_id: Uuid, delivery_id: i64) -> Result<(), ReadError> {
     owner::write(pool, user_id, Scope::Program(program_id), async |o| {
-        if !clerk_sync_log::retry(o.tx, o.program.id, delivery_id, o.now, MAX_ATTEMPTS).await? {
+        let retry = Retry::ClerkSync { program_id: o.program.id, delivery_id };
+        if !outbox::make_due(o.tx, retry, o.now, MAX_ATTEMPTS).await? {
             return Err(ReadError::NotFound);
         }
         let ws = o.program.workspace_id;

@@ -1,11 +1,12 @@
 //! A signed-in user redeems a cohort code: with a verified email and no entry in the
 //! code's program, after accepting the program's current notice, they get an entry
 //! (already `active`, source `cohort`, recording the notice and the choice time) and a
-//! grant. Policy: the same [`RedeemError::Denied`] for every reason the code does not
+//! grant. Policy: the same [`Refused::NotFound`] for every reason the code does not
 //! open the program for this user (unknown, revoked, expired, used up, no seat, an
 //! entry or grant already there, no notice), so the answer is today's redemption
-//! failure. A usable code without acceptance of the current notice writes nothing and
-//! answers [`Redeemed::NoticeRequired`] with that notice.
+//! failure (`super::redemption`, the caller, turns it into its `Denied`; this module
+//! knows nothing of its caller). A usable code without acceptance of the current notice
+//! writes nothing and answers [`Redeemed::NoticeRequired`] with that notice.
 //!
 //! Locks: workspace `FOR KEY SHARE` → program `FOR UPDATE` → the caller's entry (none
 //! may exist) → the code `FOR UPDATE`; then the clock, and fresh reads of seats and the
@@ -13,13 +14,17 @@
 //! program row first, so uses and seats are exact under any concurrency, across
 //! instances; the `uses <= max_uses` CHECK is the backstop.
 
-use super::redemption::RedeemError;
+use super::cohorts::{state_at, CohortCodeRow};
+use super::limits;
+use super::use_case_error;
 use crate::db::audit::{self, Actor, Detail, EventType};
 use crate::db::cohorts::{self, CohortUse};
 use crate::db::locks::{self, Strength};
 use crate::db::programs::NoticeRow;
 use crate::db::{self, entries, invitations};
+use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
+use shared::cohort::CohortCodeState;
 
 /// What a redemption ended with.
 #[derive(Debug)]
@@ -28,6 +33,12 @@ pub enum Redeemed {
     Active(String),
     /// Nothing written: the user must accept this notice of the program `slug` first.
     NoticeRequired { slug: String, notice: NoticeRow },
+}
+
+use_case_error! {
+    /// Why a cohort redemption wrote nothing: `NotFound` for every reason the code does
+    /// not open the program for this user (the caller's one denial), or the database.
+    pub enum Refused {}
 }
 
 /// Redeems the cohort code whose digest is `digest` for `user_id`, whose verified emails
@@ -39,8 +50,8 @@ pub async fn redeem(
     user_id: &str,
     emails: &[&str],
     accepted: Option<i32>,
-) -> Result<Redeemed, RedeemError> {
-    use RedeemError::Denied;
+) -> Result<Redeemed, Refused> {
+    use Refused::NotFound as Denied;
     let email = *emails.first().ok_or(Denied)?;
     db::transaction(pool, async |tx| {
         let (code_id, program_id, workspace_id) = cohorts::route_by_digest(tx, digest).await?.ok_or(Denied)?;
@@ -54,10 +65,9 @@ pub async fn redeem(
         let code = cohorts::lock(tx, program.id, code_id).await?.ok_or(Denied)?;
         let now = locks::now(tx).await?;
         let notice_id = program.current_notice_id.ok_or(Denied)?;
-        if !code.usable(now)
-            || invitations::seats_in_use(tx, program.id, now).await? >= i64::from(program.seat_cap)
-            || cohorts::user_has_grant(tx, program.id, user_id).await?
-        {
+        let in_use = invitations::seats_in_use(tx, program.id, now).await?;
+        let granted = cohorts::user_has_grant(tx, program.id, user_id).await?;
+        if !opens(&code, in_use, program.seat_cap, granted, now) {
             return Err(Denied);
         }
         if accepted != program.current_notice_version {
@@ -74,4 +84,32 @@ pub async fn redeem(
         Ok(Redeemed::Active(program.slug))
     })
     .await
+}
+
+/// Whether a cohort code opens its program for this user, decided on what the
+/// transaction read under its locks at `now`: the code is active (not revoked, expired or
+/// used up), a seat is free beside the `in_use` ones under `seat_cap`, and the user holds
+/// no grant of the program yet (`granted`). Every `false` is the same [`Refused::NotFound`].
+fn opens(code: &CohortCodeRow, in_use: i64, seat_cap: i32, granted: bool, now: DateTime<Utc>) -> bool {
+    state_at(code, now) == CohortCodeState::Active && limits::seats_free(in_use, 1, seat_cap) && !granted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usecases::cohorts::tests::code;
+    use chrono::Duration;
+
+    #[test]
+    fn a_cohort_code_opens_only_while_active_with_a_free_seat_and_no_grant() {
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let later = now + Duration::days(1);
+        assert!(opens(&code(2, 5, later, false), 9, 10, false, now));
+
+        assert!(!opens(&code(2, 5, later, false), 10, 10, false, now), "no free seat");
+        assert!(!opens(&code(2, 5, later, false), 0, 10, true, now), "a grant already");
+        assert!(!opens(&code(5, 5, later, false), 0, 10, false, now), "used up");
+        assert!(!opens(&code(2, 5, now, false), 0, 10, false, now), "expired");
+        assert!(!opens(&code(2, 5, later, true), 0, 10, false, now), "revoked");
+    }
 }

@@ -5,15 +5,18 @@
 //! within the program's `maxInviteDays`, like an invitation's. Revoking stops further
 //! uses; grants already made stay (revoke those one by one).
 
+use super::limits;
 use super::owner::{self, Scope};
 use super::use_case_error;
 use crate::crypto;
 use crate::db::audit::{self, Detail, EventType};
-use crate::db::cohorts::{self, CohortCodeRow, NewCohortCode};
-use chrono::{DateTime, Duration, Utc};
+use crate::db::cohorts::{self, NewCohortCode};
+use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 use shared::cohort::CohortCodeState;
 use uuid::Uuid;
+
+pub use crate::db::cohorts::CohortCodeRow;
 
 use_case_error! {
     pub enum CohortError {
@@ -49,6 +52,8 @@ pub struct CohortCodeSpec {
 /// A code with its state at the transaction's clock.
 pub type CohortCodeView = (CohortCodeRow, CohortCodeState);
 
+/// A code's state at `now`: revoked first, then expired, then used up; else active (one
+/// more use may be taken — the seats are the redeemer's to check).
 pub fn state_at(row: &CohortCodeRow, now: DateTime<Utc>) -> CohortCodeState {
     if row.revoked_at.is_some() {
         CohortCodeState::Revoked
@@ -68,8 +73,7 @@ pub async fn create(
     spec: &CohortCodeSpec,
 ) -> Result<(CohortCodeView, FreshCohortCode), CohortError> {
     owner::write(pool, user_id, Scope::Program(program_id), async |o| {
-        let latest = o.now + Duration::days(i64::from(o.program.max_invite_days));
-        if spec.expires_at <= o.now || spec.expires_at > latest {
+        if !limits::expiry_in_window(spec.expires_at, o.now, o.program.max_invite_days) {
             return Err(CohortError::ExpiryOutOfRange);
         }
         let (code, digest) = crypto::new_cohort_code();
@@ -134,4 +138,36 @@ pub async fn revoke(
         Ok((row, state))
     })
     .await
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    pub fn code(uses: i32, max_uses: i32, expires_at: DateTime<Utc>, revoked: bool) -> CohortCodeRow {
+        CohortCodeRow {
+            id: Uuid::from_u128(3),
+            program_id: Uuid::nil(),
+            label: "Beta".to_owned(),
+            note: None,
+            max_uses,
+            uses,
+            created_at: expires_at - Duration::days(7),
+            expires_at,
+            revoked_at: revoked.then_some(expires_at - Duration::days(1)),
+        }
+    }
+
+    #[test]
+    fn a_codes_state_is_revoked_then_expired_then_used_up_else_active() {
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let later = now + Duration::days(1);
+        assert_eq!(state_at(&code(0, 5, later, false), now), CohortCodeState::Active);
+        assert_eq!(state_at(&code(4, 5, later, false), now), CohortCodeState::Active);
+        assert_eq!(state_at(&code(5, 5, later, false), now), CohortCodeState::Exhausted);
+        assert_eq!(state_at(&code(0, 5, now, false), now), CohortCodeState::Expired, "expiring now is expired");
+        assert_eq!(state_at(&code(5, 5, now, false), now), CohortCodeState::Expired);
+        assert_eq!(state_at(&code(5, 5, now, true), now), CohortCodeState::Revoked);
+    }
 }

@@ -3,18 +3,21 @@
 //! workspace → program → entry locks by the transition table; a decline also needs no
 //! issued invitation and no grant; each entry that changes gets exactly one event. Bulk
 //! select is set-based: one statement locks the first N waiting entries in queue order,
-//! one moves them, one appends their events.
+//! one moves them, one appends their events. One entry is named as the route names it:
+//! `(program_id, entry_id)`.
 
 use super::owner::{self, Scope};
 use super::use_case_error;
 use super::withdrawal::{self, Withdrawal};
 use crate::db::audit::{self, Detail, EventType};
 use crate::db::entries::{self, LockedEntry};
-use crate::db::grants::{self, GrantRow};
+use crate::db::grants;
 use crate::db::invitations;
 use crate::domain::{EntryMove, EntryState};
 use deadpool_postgres::Pool;
 use uuid::Uuid;
+
+pub use crate::db::grants::GrantRow;
 
 use_case_error! {
     pub enum DecisionError with transitions {}
@@ -24,30 +27,16 @@ use_case_error! {
 pub type Code = &'static str;
 
 /// waiting → selected, with the owner's reason.
-pub async fn select(
-    pool: &Pool,
-    user_id: &str,
-    program_id: Uuid,
-    entry_id: Uuid,
-    reason: Code,
-) -> Result<(), DecisionError> {
-    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
-        let entry = entries::lock(o.tx, o.program.id, entry_id).await?.ok_or(DecisionError::NotFound)?;
+pub async fn select(pool: &Pool, user_id: &str, entry: (Uuid, Uuid), reason: Code) -> Result<(), DecisionError> {
+    owner::write_entry(pool, user_id, entry, async |o, entry| {
         move_and_record(o, &[entry], EntryState::Selected, EventType::Selected, reason).await
     })
     .await
 }
 
 /// waiting or selected → declined, when the entry has no issued invitation and no grant.
-pub async fn decline(
-    pool: &Pool,
-    user_id: &str,
-    program_id: Uuid,
-    entry_id: Uuid,
-    reason: Code,
-) -> Result<(), DecisionError> {
-    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
-        let entry = entries::lock(o.tx, o.program.id, entry_id).await?.ok_or(DecisionError::NotFound)?;
+pub async fn decline(pool: &Pool, user_id: &str, entry: (Uuid, Uuid), reason: Code) -> Result<(), DecisionError> {
+    owner::write_entry(pool, user_id, entry, async |o, entry| {
         EntryMove::new(entry.state, EntryState::Declined)?;
         let ids = [entry.id];
         let issued = invitations::lock_issued(o.tx, &ids).await?;
@@ -64,12 +53,10 @@ pub async fn decline(
 pub async fn withdraw(
     pool: &Pool,
     user_id: &str,
-    program_id: Uuid,
-    entry_id: Uuid,
+    entry: (Uuid, Uuid),
     basis: Code,
 ) -> Result<Withdrawal, DecisionError> {
-    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
-        let entry = entries::lock(o.tx, o.program.id, entry_id).await?.ok_or(DecisionError::NotFound)?;
+    owner::write_entry(pool, user_id, entry, async |o, entry| {
         withdrawal::withdraw(o.tx, o.program.id, &entry, o.actor(), basis, o.now).await
     })
     .await

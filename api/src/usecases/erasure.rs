@@ -6,14 +6,14 @@
 //! `vestibule redact --reapply` use after a restore. An erased entry answers its receipt
 //! again. A later signup with the same address is a new entry and is not affected.
 
-use super::owner::{self, Scope};
+use super::owner;
 use super::use_case_error;
-use super::withdrawal;
+use super::{recipient, withdrawal};
 use crate::db::audit::{self, Actor, Detail, EventType};
 use crate::db::entries::{self, LockedEntry};
 use crate::db::erasure::{self, Receipt, RequestedBy, Resurrected};
 use crate::db::locks::{self, Strength};
-use crate::db::{self, signups, DbError};
+use crate::db::{self, DbError};
 use crate::domain::{EntryState, InvalidTransition};
 use crate::identity::VerifiedUser;
 use chrono::{DateTime, Utc};
@@ -76,18 +76,7 @@ where
 
 /// The signed-in applicant erases their entry in the program `slug`.
 pub async fn erase_own(pool: &Pool, user: &VerifiedUser, slug: &str, key: &[u8]) -> Result<Receipt, ErasureError> {
-    let emails = user.email_keys();
-    let mut client = pool.get().await.map_err(DbError::from)?;
-    let target = signups::locate(&client, slug).await?.ok_or(ErasureError::NotFound)?;
-    db::transaction_on(&mut client, async |tx| {
-        if locks::workspace(tx, target.workspace_id, Strength::KeyShare).await? != Some(true) {
-            return Err(ErasureError::NotFound);
-        }
-        let program = locks::program(tx, target.workspace_id, target.program_id, Strength::Update)
-            .await?
-            .ok_or(ErasureError::NotFound)?;
-        let entry = entries::lock_own(tx, program.id, &emails).await?.ok_or(ErasureError::NotFound)?;
-        let now = locks::now(tx).await?;
+    recipient::on_own_entry(pool, user, slug, async |tx, program_id, entry, now| {
         let request = Request {
             actor: Actor::Recipient,
             by: RequestedBy::Applicant,
@@ -95,7 +84,7 @@ pub async fn erase_own(pool: &Pool, user: &VerifiedUser, slug: &str, key: &[u8])
             key,
             prior: None,
         };
-        erase_locked(tx, program.id, &entry, &request, now).await
+        erase_locked(tx, program_id, entry, &request, now).await
     })
     .await
 }
@@ -104,13 +93,11 @@ pub async fn erase_own(pool: &Pool, user: &VerifiedUser, slug: &str, key: &[u8])
 pub async fn erase_by_owner(
     pool: &Pool,
     user_id: &str,
-    program_id: Uuid,
-    entry_id: Uuid,
+    entry: (Uuid, Uuid),
     reason: &'static str,
     key: &[u8],
 ) -> Result<Receipt, ErasureError> {
-    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
-        let entry = entries::lock(o.tx, o.program.id, entry_id).await?.ok_or(ErasureError::NotFound)?;
+    owner::write_entry(pool, user_id, entry, async |o, entry| {
         let request = Request { actor: o.actor(), by: RequestedBy::Owner, basis: reason, key, prior: None };
         erase_locked(o.tx, o.program.id, &entry, &request, o.now).await
     })

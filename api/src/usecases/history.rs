@@ -7,14 +7,14 @@
 
 use super::owner::{self, Scope};
 use super::ReadError;
-use crate::db::audit::{self, EventRow};
+use crate::db::audit;
 use crate::db::{staff, DbError};
 use crate::identity::OwnerNames;
 use deadpool_postgres::{Pool, Transaction};
 use std::collections::HashMap;
 use uuid::Uuid;
 
-pub use crate::db::audit::{EventFilter, Start};
+pub use crate::db::audit::{EventFilter, EventRow, Start};
 
 /// The staff members who acted in some events, with their Clerk user ids: read in the
 /// events' own transaction, named after it ([`owner_names`]).

@@ -5,19 +5,22 @@
 //! clock decides. A code exists in clear only inside [`FreshCode`], created here and
 //! revealed once by the route, after COMMIT; the table keeps only its SHA-256.
 
+use super::limits;
 use super::owner::{self, Owned, Scope};
 use super::use_case_error;
 use crate::crypto;
 use crate::db::audit::{self, Detail, EventType};
 use crate::db::entries::{self, LockedEntry};
-use crate::db::invitations::{self, InvitationRow};
+use crate::db::invitations;
 use crate::db::owner_receipts::{self, Keyed, Receipt};
 use crate::db::{grants, DbError};
 use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use deadpool_postgres::{Pool, Transaction};
 use std::collections::HashMap;
 use uuid::Uuid;
+
+pub use crate::db::invitations::InvitationRow;
 
 use_case_error! {
     pub enum InvitationError with transitions {
@@ -77,8 +80,7 @@ pub async fn issue(
     expiry: &Expiry,
 ) -> Result<Issued, InvitationError> {
     let keyed = Keyed::issue(key, request_key, program_id, entry_id, &expiry.exact);
-    owner::write(pool, user_id, Scope::Program(program_id), async |o| {
-        let entry = entries::lock(o.tx, o.program.id, entry_id).await?.ok_or(InvitationError::NotFound)?;
+    owner::write_entry(pool, user_id, (program_id, entry_id), async |o, entry| {
         let issued = invitations::lock_issued(o.tx, &[entry_id]).await?;
         match keyed.check(o.tx, o.program.id).await? {
             Receipt::Replay { target_id } => {
@@ -139,6 +141,35 @@ pub async fn issue_batch(
     .await
 }
 
+/// Whether `invitation` is live at `now`: issued and not yet expired. (An issued
+/// invitation past its expiry is expired in all but name until an owner action marks it.)
+pub fn live(invitation: &InvitationRow, now: DateTime<Utc>) -> bool {
+    invitation.state == InvitationState::Issued && now < invitation.expires_at
+}
+
+/// Whether its code may be redeemed at `now`: live, and marked sent by the owner (no
+/// delivery record, no redemption).
+pub fn redeemable(invitation: &InvitationRow, now: DateTime<Utc>) -> bool {
+    live(invitation, now) && invitation.delivery_recorded_at.is_some()
+}
+
+/// What issuing to a locked entry takes first, decided on its state and its issued
+/// invitation (if any) at `now`: nothing for a selected entry without one; for an
+/// invited entry whose invitation has lapsed, that invitation's id, to be marked
+/// expired; anything else is refused.
+fn before_issuing(
+    state: EntryState,
+    issued: Option<&InvitationRow>,
+    now: DateTime<Utc>,
+) -> Result<Option<Uuid>, InvitationError> {
+    match (state, issued) {
+        (EntryState::Selected, None) => Ok(None),
+        (EntryState::Invited, Some(inv)) if !live(inv, now) => Ok(Some(inv.id)),
+        (_, Some(_)) => Err(InvitationError::InvitationOutstanding),
+        _ => Err(InvitationError::InvalidTransition),
+    }
+}
+
 /// The issuing steps shared by one and many: each locked entry must be `selected`, or
 /// `invited` with its issued invitation expired (which is marked `expired`, with its
 /// event, and the entry put back to `selected`); none may hold an active grant; the
@@ -154,11 +185,8 @@ async fn issue_to(
     let issued: HashMap<Uuid, InvitationRow> = issued.into_iter().map(|i| (i.entry_id, i)).collect();
     let mut lapsed = Vec::new();
     for entry in locked {
-        match (entry.state, issued.get(&entry.id)) {
-            (EntryState::Selected, None) => {}
-            (EntryState::Invited, Some(inv)) if inv.expires_at <= o.now => lapsed.push((entry.id, inv.id)),
-            (_, Some(_)) => return Err(InvitationError::InvitationOutstanding),
-            _ => return Err(InvitationError::InvalidTransition),
+        if let Some(invitation) = before_issuing(entry.state, issued.get(&entry.id), o.now)? {
+            lapsed.push((entry.id, invitation));
         }
     }
     expire(o, &lapsed).await?;
@@ -166,11 +194,11 @@ async fn issue_to(
     if grants::lock_of_entries(o.tx, &ids).await?.iter().any(|g| g.active) {
         return Err(InvitationError::GrantActive);
     }
-    if expires_at <= o.now || expires_at > o.now + Duration::days(i64::from(o.program.max_invite_days)) {
+    if !limits::expiry_in_window(expires_at, o.now, o.program.max_invite_days) {
         return Err(InvitationError::ExpiryOutOfRange);
     }
     let in_use = invitations::seats_in_use(o.tx, o.program.id, o.now).await?;
-    if in_use + ids.len() as i64 > i64::from(o.program.seat_cap) {
+    if !limits::seats_free(in_use, ids.len() as i64, o.program.seat_cap) {
         return Err(InvitationError::NoSeatAvailable);
     }
     let codes: Vec<(String, Vec<u8>)> = ids.iter().map(|_| crypto::new_code()).collect();
@@ -251,7 +279,7 @@ pub async fn record_delivery(
             Receipt::Reused => return Err(InvitationError::KeyReused),
             Receipt::New => {}
         }
-        if invitation.state != InvitationState::Issued || invitation.expires_at <= o.now {
+        if !live(&invitation, o.now) {
             return Err(InvitationError::NotIssued);
         }
         if invitation.delivery_recorded_at.is_some() {
@@ -322,4 +350,52 @@ pub async fn revoke(pool: &Pool, user_id: &str, invitation_id: Uuid) -> Result<I
         revoked.into_iter().next().ok_or(InvitationError::InvalidTransition)
     })
     .await
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    pub fn invitation(state: InvitationState, expires_at: DateTime<Utc>, sent: bool) -> InvitationRow {
+        InvitationRow {
+            id: Uuid::from_u128(7),
+            program_id: Uuid::nil(),
+            entry_id: Uuid::from_u128(1),
+            state,
+            issued_at: expires_at - Duration::days(7),
+            expires_at,
+            delivery_recorded_at: sent.then_some(expires_at - Duration::days(6)),
+            delivery_channel: sent.then(|| "email".to_owned()),
+            delivery_reference: None,
+        }
+    }
+
+    #[test]
+    fn an_invitation_is_live_while_issued_and_unexpired_and_redeemable_once_sent() {
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let later = now + Duration::hours(1);
+        assert!(live(&invitation(InvitationState::Issued, later, false), now));
+        assert!(!live(&invitation(InvitationState::Issued, now, true), now), "expiring now is expired");
+        for ended in [InvitationState::Redeemed, InvitationState::Revoked, InvitationState::Expired] {
+            assert!(!live(&invitation(ended, later, true), now), "{ended:?}");
+        }
+        assert!(redeemable(&invitation(InvitationState::Issued, later, true), now));
+        assert!(!redeemable(&invitation(InvitationState::Issued, later, false), now), "not marked sent");
+    }
+
+    #[test]
+    fn issuing_needs_a_selected_entry_or_a_lapsed_invitation() {
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let lapsed = invitation(InvitationState::Issued, now - Duration::seconds(1), true);
+        let live_one = invitation(InvitationState::Issued, now + Duration::days(1), true);
+        assert!(matches!(before_issuing(EntryState::Selected, None, now), Ok(None)));
+        assert!(matches!(before_issuing(EntryState::Invited, Some(&lapsed), now), Ok(Some(id)) if id == lapsed.id));
+        assert!(matches!(
+            before_issuing(EntryState::Invited, Some(&live_one), now),
+            Err(InvitationError::InvitationOutstanding)
+        ));
+        assert!(matches!(before_issuing(EntryState::Waiting, None, now), Err(InvitationError::InvalidTransition)));
+        assert!(matches!(before_issuing(EntryState::Active, None, now), Err(InvitationError::InvalidTransition)));
+    }
 }

@@ -12,6 +12,7 @@
 //! clock read here follows every wait of the transaction.
 
 use crate::db::audit::Actor;
+use crate::db::entries::{self, LockedEntry};
 use crate::db::locks::{self, ProgramRow, Strength};
 use crate::db::{self, grants, invitations, staff, DbError, TxError};
 use chrono::{DateTime, Utc};
@@ -65,6 +66,26 @@ where
     F: AsyncFnMut(&Owned<'_, '_>) -> Result<T, E>,
 {
     run(pool, user_id, scope, Strength::Update, body).await
+}
+
+/// Runs an owner's write on one entry of the program: [`write`], then the entry locked
+/// (the next lock in the global order) and handed to `body`. An entry of another program
+/// is the same [`NotFound`] as an absent one.
+pub async fn write_entry<T, E, F>(
+    pool: &Pool,
+    user_id: &str,
+    (program_id, entry_id): (Uuid, Uuid),
+    mut body: F,
+) -> Result<T, E>
+where
+    E: TxError + From<NotFound>,
+    F: AsyncFnMut(&Owned<'_, '_>, LockedEntry) -> Result<T, E>,
+{
+    write(pool, user_id, Scope::Program(program_id), async |o| {
+        let entry = entries::lock(o.tx, o.program.id, entry_id).await?.ok_or(NotFound)?;
+        body(o, entry).await
+    })
+    .await
 }
 
 /// Runs an owner's read on the program `scope` names (shared locks).

@@ -3,12 +3,13 @@
 //! read; read in one transaction, nothing written.
 
 use super::ReadError;
-use crate::db::draws::{self, OwnTicket};
-use crate::db::personal_data::{self, ExportEntry, ExportGrant, ExportInvitation};
-use crate::db::{self, DbError};
+use crate::db::{self, draws, personal_data, DbError};
 use crate::identity::VerifiedUser;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
+
+pub use crate::db::draws::OwnTicket;
+pub use crate::db::personal_data::{ExportEntry, ExportGrant, ExportInvitation};
 
 /// The person's entries with their invitations and grants, and the time of the read.
 pub struct Export {

@@ -4,13 +4,14 @@
 //! revision and records one event; opening signup needs a current notice, enabling
 //! access needs content, and the seat cap never drops below the seats in use.
 
+use super::limits;
 use super::owner::{self, OwnedWorkspace, Scope};
 use super::use_case_error;
 use crate::db::audit::{self, Detail, EventType};
-use crate::db::clerk_sync::{self, ClerkSync};
-use crate::db::content::{self, ContentRow};
+use crate::db::clerk_sync;
+use crate::db::content;
 use crate::db::locks::{ProgramRow, Strength};
-use crate::db::programs::{self, NewNotice, NewProgram, NoticeRow, ProgramSettings, Summary};
+use crate::db::programs::{self, ProgramSettings, Summary};
 use crate::db::{invitations, DbError};
 use crate::domain::EntryState;
 use crate::identity::{BackendClient, LookupError};
@@ -18,6 +19,11 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 use std::collections::BTreeMap;
 use uuid::Uuid;
+
+// What a route hands in and gets back: records the data layer binds or reads whole.
+pub use crate::db::clerk_sync::ClerkSync;
+pub use crate::db::content::ContentRow;
+pub use crate::db::programs::{NewNotice, NewProgram, NoticeRow};
 
 use_case_error! {
     pub enum ProgramError {
@@ -164,7 +170,7 @@ pub async fn patch(
             return Err(ProgramError::ContentRequired);
         }
         if after.seat_cap < before.seat_cap
-            && i64::from(after.seat_cap) < invitations::seats_in_use(o.tx, program.id, o.now).await?
+            && !limits::seats_free(invitations::seats_in_use(o.tx, program.id, o.now).await?, 0, after.seat_cap)
         {
             return Err(ProgramError::SeatCapBelowUse);
         }

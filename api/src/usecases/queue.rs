@@ -5,16 +5,18 @@
 //! `FOR SHARE` and check ownership inside the transaction; an entry of another program is
 //! the uniform 404; no code or digest is ever read.
 
+use super::decisions::GrantRow;
+use super::history::EventRow;
+use super::invitations::InvitationRow;
 use super::owner::{self, Scope};
+use super::programs::NoticeRow;
 use super::ReadError;
-use crate::db::audit::{self, EventRow};
-use crate::db::grants::{self, GrantRow};
-use crate::db::invitations::{self, InvitationRow};
-use crate::db::locks;
-use crate::db::programs::NoticeRow;
-use crate::db::queue::{self, Cursor, EntryRow, Filter};
+use crate::db::{audit, grants, invitations, locks, queue};
 use deadpool_postgres::Pool;
 use uuid::Uuid;
+
+// What a route hands in and gets back: the queue's filter and cursor, and its rows.
+pub use crate::db::queue::{Cursor, EntryRow, Filter};
 
 /// One page of the queue and the cursor of the next, if there is one.
 pub async fn page(

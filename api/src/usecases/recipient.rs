@@ -20,12 +20,19 @@
 
 use super::use_case_error;
 use super::withdrawal;
+use super::NotFound;
 use crate::db::audit::Actor;
+use crate::db::entries::{self, LockedEntry};
 use crate::db::locks::{self, Strength};
-use crate::db::signups::{self, OwnEntry};
-use crate::db::{self, early_access, entries, DbError};
+use crate::db::signups;
+use crate::db::{self, early_access, DbError, TxError};
 use crate::identity::VerifiedUser;
-use deadpool_postgres::Pool;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::{Pool, Transaction};
+use uuid::Uuid;
+
+pub use crate::db::early_access::Content;
+pub use crate::db::signups::OwnEntry;
 
 use_case_error! {
     pub enum RecipientError with transitions {}
@@ -46,31 +53,42 @@ pub async fn entries(pool: &Pool, user: &VerifiedUser) -> Result<Vec<OwnEntry>, 
 
 /// Withdraws the caller's entry in the program `slug`.
 pub async fn withdraw(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<(), RecipientError> {
-    let emails = user.email_keys();
-    let mut client = pool.get().await.map_err(DbError::from)?;
-    let target = signups::locate(&client, slug).await?.ok_or(RecipientError::NotFound)?;
-    db::transaction_on(&mut client, async |tx| {
-        if locks::workspace(tx, target.workspace_id, Strength::KeyShare).await? != Some(true) {
-            return Err(RecipientError::NotFound);
-        }
-        let program = locks::program(tx, target.workspace_id, target.program_id, Strength::Update)
-            .await?
-            .ok_or(RecipientError::NotFound)?;
-        let entry = entries::lock_own(tx, program.id, &emails).await?.ok_or(RecipientError::NotFound)?;
-        let now = locks::now(tx).await?;
-        withdrawal::withdraw::<RecipientError>(tx, program.id, &entry, Actor::Recipient, "applicant_request", now)
+    on_own_entry(pool, user, slug, async |tx, program_id, entry, now| {
+        withdrawal::withdraw::<RecipientError>(tx, program_id, entry, Actor::Recipient, "applicant_request", now)
             .await?;
         Ok(())
     })
     .await
 }
 
+/// Runs a write on the caller's own entry in the program `slug` (withdrawing, erasing):
+/// workspace `FOR KEY SHARE` → program `FOR UPDATE` → the entry of one of the caller's
+/// verified emails, then the clock. `body` gets the transaction, the program's id, the
+/// locked entry and the clock; an inactive workspace, no program or no entry is the
+/// same [`NotFound`].
+pub(super) async fn on_own_entry<T, E, F>(pool: &Pool, user: &VerifiedUser, slug: &str, mut body: F) -> Result<T, E>
+where
+    E: TxError + From<NotFound>,
+    F: AsyncFnMut(&Transaction<'_>, Uuid, &LockedEntry, DateTime<Utc>) -> Result<T, E>,
+{
+    let emails = user.email_keys();
+    let mut client = pool.get().await.map_err(DbError::from)?;
+    let target = signups::locate(&client, slug).await?.ok_or(NotFound)?;
+    db::transaction_on(&mut client, async |tx| {
+        if locks::workspace(tx, target.workspace_id, Strength::KeyShare).await? != Some(true) {
+            return Err(NotFound.into());
+        }
+        let program =
+            locks::program(tx, target.workspace_id, target.program_id, Strength::Update).await?.ok_or(NotFound)?;
+        let entry = entries::lock_own(tx, program.id, &emails).await?.ok_or(NotFound)?;
+        let now = locks::now(tx).await?;
+        body(tx, program.id, &entry, now).await
+    })
+    .await
+}
+
 /// The private content of `slug`, with the program's title, for the holder of its grant.
-pub async fn early_access(
-    pool: &Pool,
-    user: &VerifiedUser,
-    slug: &str,
-) -> Result<early_access::Content, RecipientError> {
+pub async fn early_access(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<Content, RecipientError> {
     let emails = user.email_keys();
     let user_id = user.session.user_id.as_str();
     db::transaction(pool, async |tx| {

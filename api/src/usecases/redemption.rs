@@ -10,15 +10,20 @@
 //! the transaction takes the locks workspace → program → entry → invitation → grant
 //! and decides on fresh reads.
 
-use super::cohort_redemption::{self, Redeemed};
+use super::cohort_redemption::{self, Refused};
+use super::invitations::{self as usecases_invitations, InvitationRow};
 use crate::db::audit::{self, Actor, Detail, EventType};
+use crate::db::entries::{self, LockedEntry};
 use crate::db::locks::{self, Strength};
 use crate::db::rate_limits::{self, Counted, Scope};
-use crate::db::{self, entries, grants, invitations, DbError, TxError};
+use crate::db::{self, grants, invitations, DbError, TxError};
 use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
-use crate::identity::{LookupError, Session};
-use crate::state::AppState;
+use crate::identity::{BackendClient, LookupError};
+use chrono::{DateTime, Utc};
+use deadpool_postgres::Pool;
 use std::net::IpAddr;
+
+pub use super::cohort_redemption::Redeemed;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RedeemError {
@@ -32,6 +37,15 @@ pub enum RedeemError {
     Identity(#[from] LookupError),
     #[error(transparent)]
     Db(#[from] DbError),
+}
+
+impl From<Refused> for RedeemError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::NotFound => RedeemError::Denied,
+            Refused::Db(e) => RedeemError::Db(e),
+        }
+    }
 }
 
 impl TxError for RedeemError {
@@ -54,17 +68,29 @@ pub enum PresentedCode {
     Cohort { digest: Vec<u8>, accepted: Option<i32> },
 }
 
-/// Redeems `code` (see [`PresentedCode`]); a cohort code may first answer with the
-/// notice to accept ([`Redeemed::NoticeRequired`], which is not a failed attempt).
+/// The failed attempts allowed: `per_account` in each window for one account, and
+/// [`ADDRESS_FACTOR`] times that for one client address; the counters' subjects are
+/// keyed with the server `key`, so no account id or address is stored.
+#[derive(Clone, Copy)]
+pub struct Allowance<'k> {
+    pub key: &'k [u8],
+    pub per_account: u32,
+}
+
+/// Redeems `code` (see [`PresentedCode`]) for the signed-in `user_id`, asking `backend`
+/// for their verified emails; a cohort code may first answer with the notice to accept
+/// ([`Redeemed::NoticeRequired`], which is not a failed attempt).
 pub async fn redeem(
-    state: &AppState,
-    session: &Session,
+    pool: &Pool,
+    backend: &BackendClient,
+    allowance: Allowance<'_>,
+    user_id: &str,
     client: Option<IpAddr>,
     code: &PresentedCode,
 ) -> Result<Redeemed, RedeemError> {
-    let limits = Limits::new(state, session, client);
-    let counted = limits.count_attempt(state).await?;
-    let outcome = attempt(state, session, code).await;
+    let limits = Limits::new(allowance, user_id, client);
+    let counted = limits.count_attempt(pool).await?;
+    let outcome = attempt(pool, backend, user_id, code).await;
     match &outcome {
         Ok(Redeemed::Active(_)) => crate::metrics::count("redemption", "redeemed"),
         Ok(Redeemed::NoticeRequired { .. }) => crate::metrics::count("redemption", "notice_required"),
@@ -72,46 +98,43 @@ pub async fn redeem(
         Err(_) => {}
     }
     if !matches!(outcome, Err(RedeemError::Denied)) {
-        limits.refund(state, counted).await;
+        limits.refund(pool, counted).await;
     }
     outcome
 }
 
 /// The identity lookup, then the code's own transaction.
-async fn attempt(state: &AppState, session: &Session, code: &PresentedCode) -> Result<Redeemed, RedeemError> {
-    let emails = state.identity.backend.verified_emails(&session.user_id).await?;
+async fn attempt(
+    pool: &Pool,
+    backend: &BackendClient,
+    user_id: &str,
+    code: &PresentedCode,
+) -> Result<Redeemed, RedeemError> {
+    let emails = backend.verified_emails(user_id).await?;
     let emails: Vec<&str> = emails.iter().map(|e| e.as_str()).collect();
     match code {
-        PresentedCode::Invitation(digest) => {
-            grant(state, digest, &session.user_id, &emails).await.map(Redeemed::Active)
-        }
+        PresentedCode::Invitation(digest) => grant(pool, digest, user_id, &emails).await.map(Redeemed::Active),
         PresentedCode::Cohort { digest, accepted } => {
-            cohort_redemption::redeem(&state.pool, digest, &session.user_id, &emails, *accepted).await
+            Ok(cohort_redemption::redeem(pool, digest, user_id, &emails, *accepted).await?)
         }
     }
 }
 
 /// The transaction; `Denied` for every reason the code does not open the program.
-async fn grant(state: &AppState, digest: &[u8], user_id: &str, emails: &[&str]) -> Result<String, RedeemError> {
+async fn grant(pool: &Pool, digest: &[u8], user_id: &str, emails: &[&str]) -> Result<String, RedeemError> {
     use RedeemError::Denied;
-    db::transaction(&state.pool, async |tx| {
+    db::transaction(pool, async |tx| {
         let (invitation_id, program_id, entry_id, workspace_id) =
             invitations::route_by_digest(tx, digest).await?.ok_or(Denied)?;
         if locks::workspace(tx, workspace_id, Strength::KeyShare).await? != Some(true) {
             return Err(Denied);
         }
         let program = locks::program(tx, workspace_id, program_id, Strength::Update).await?.ok_or(Denied)?;
-        let entry = entries::lock(tx, program.id, entry_id).await?.filter(|e| e.state == EntryState::Invited);
-        let entry = entry.ok_or(Denied)?;
+        let entry = entries::lock(tx, program.id, entry_id).await?.ok_or(Denied)?;
         let invitation = invitations::lock(tx, program.id, invitation_id).await?.ok_or(Denied)?;
-        let existing_grant = grants::lock_of_entries(tx, &[entry_id]).await?;
+        let granted = !grants::lock_of_entries(tx, &[entry_id]).await?.is_empty();
         let now = locks::now(tx).await?;
-        let usable = invitation.state == InvitationState::Issued
-            && invitation.delivery_recorded_at.is_some()
-            && now < invitation.expires_at
-            && emails.contains(&entry.email.as_str())
-            && existing_grant.is_empty();
-        if !usable {
+        if !opens(&entry, &invitation, emails, granted, now) {
             return Err(Denied);
         }
         let redeemed = InvitationMove::new(invitation.state, InvitationState::Redeemed).map_err(|_| Denied)?;
@@ -133,6 +156,18 @@ async fn grant(state: &AppState, digest: &[u8], user_id: &str, emails: &[&str]) 
     .await
 }
 
+/// Whether an invitation code opens its program for a user whose verified emails are
+/// `emails`, decided on the rows locked for it at `now`: the entry is invited and holds
+/// no grant yet (`granted`), its invitation may be redeemed ([`invitations::redeemable`]:
+/// issued, marked sent, unexpired), and the entry's email is one of the user's. Every
+/// `false` is the same [`RedeemError::Denied`].
+fn opens(entry: &LockedEntry, invitation: &InvitationRow, emails: &[&str], granted: bool, now: DateTime<Utc>) -> bool {
+    entry.state == EntryState::Invited
+        && !granted
+        && usecases_invitations::redeemable(invitation, now)
+        && emails.contains(&entry.email.as_str())
+}
+
 /// The rate-limit subjects of one attempt.
 struct Limits {
     user: Vec<u8>,
@@ -141,12 +176,12 @@ struct Limits {
 }
 
 impl Limits {
-    fn new(state: &AppState, session: &Session, client: Option<IpAddr>) -> Self {
-        let key = &state.settings.hmac_key;
+    fn new(allowance: Allowance<'_>, user_id: &str, client: Option<IpAddr>) -> Self {
+        let key = allowance.key;
         Limits {
-            user: rate_limits::subject(key, Scope::RedeemUser, &session.user_id),
+            user: rate_limits::subject(key, Scope::RedeemUser, user_id),
             addr: client.map(|ip| rate_limits::subject(key, Scope::RedeemAddr, &ip.to_string())),
-            per_user: state.settings.redeem_failures_per_15min,
+            per_user: allowance.per_account,
         }
     }
 
@@ -160,8 +195,8 @@ impl Limits {
 
     /// Counts this attempt for the account and the address; refused when either is now
     /// past its allowance.
-    async fn count_attempt(&self, state: &AppState) -> Result<Counted, RedeemError> {
-        let conn = state.pool.get().await.map_err(DbError::from)?;
+    async fn count_attempt(&self, pool: &Pool) -> Result<Counted, RedeemError> {
+        let conn = pool.get().await.map_err(DbError::from)?;
         rate_limits::count_first(&conn, &self.counters(), WINDOW_SECS)
             .await?
             .map_err(|refused| RedeemError::RateLimited { retry_after: refused.retry_after })
@@ -169,14 +204,45 @@ impl Limits {
 
     /// Takes the attempt back: it was not a failed guess. Best effort — the answer is
     /// already decided, and a lost refund only costs one attempt in this window.
-    async fn refund(&self, state: &AppState, counted: Counted) {
+    async fn refund(&self, pool: &Pool, counted: Counted) {
         let counters: Vec<(Scope, &[u8])> = self.counters().into_iter().map(|(s, subject, _)| (s, subject)).collect();
-        let refunded = match state.pool.get().await {
+        let refunded = match pool.get().await {
             Ok(conn) => rate_limits::refund(&conn, &counters, counted).await,
             Err(e) => Err(DbError::from(e)),
         };
         if let Err(e) = refunded {
             tracing::warn!(error = %e, "redemption attempt not refunded");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usecases::invitations::tests::invitation;
+    use chrono::Duration;
+    use uuid::Uuid;
+
+    fn entry(state: EntryState) -> LockedEntry {
+        LockedEntry { id: Uuid::from_u128(1), state, email: "ann@example.com".to_owned() }
+    }
+
+    #[test]
+    fn an_invitation_code_opens_only_with_every_condition_met() {
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let sent = invitation(InvitationState::Issued, now + Duration::days(1), true);
+        let mine = ["ann@example.com", "ann@work.example"];
+        assert!(opens(&entry(EntryState::Invited), &sent, &mine, false, now));
+
+        assert!(!opens(&entry(EntryState::Selected), &sent, &mine, false, now), "entry not invited");
+        assert!(!opens(&entry(EntryState::Invited), &sent, &mine, true, now), "a grant already");
+        assert!(!opens(&entry(EntryState::Invited), &sent, &["bob@example.com"], false, now), "another's email");
+        assert!(!opens(&entry(EntryState::Invited), &sent, &[], false, now), "no verified email");
+        let unsent = invitation(InvitationState::Issued, now + Duration::days(1), false);
+        assert!(!opens(&entry(EntryState::Invited), &unsent, &mine, false, now), "not marked sent");
+        let expired = invitation(InvitationState::Issued, now, true);
+        assert!(!opens(&entry(EntryState::Invited), &expired, &mine, false, now), "expired");
+        let revoked = invitation(InvitationState::Revoked, now + Duration::days(1), true);
+        assert!(!opens(&entry(EntryState::Invited), &revoked, &mine, false, now), "revoked");
     }
 }

@@ -7,9 +7,10 @@
 //! emails. The lookup happens with no transaction open and no connection held; an
 //! unreachable provider is an error (503), never a guess.
 
+use super::queue::{Cursor, EntryRow, Filter};
 use super::use_case_error;
 use crate::db::api_keys::Caller;
-use crate::db::queue::{self, Cursor, EntryRow, Filter};
+use crate::db::queue;
 use crate::db::{self, server_api};
 use crate::identity::{Identity, LookupError};
 use deadpool_postgres::Pool;

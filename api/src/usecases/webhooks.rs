@@ -7,7 +7,8 @@
 
 use super::{owner, use_case_error};
 use crate::db::locks::Strength;
-use crate::db::webhooks::{self, AttemptRow, DeliveryRow, EndpointRow, NewEndpoint};
+use crate::db::outbox::{self, Retry};
+use crate::db::webhooks::{self, NewEndpoint};
 use crate::db::workspace_audit;
 use crate::outbox::target::{self, UrlError};
 use crate::outbox::MAX_ATTEMPTS;
@@ -19,6 +20,8 @@ use uuid::Uuid;
 
 /// How long a rotated-out secret keeps signing.
 pub const ROTATION_OVERLAP_HOURS: i32 = 24;
+
+pub use crate::db::webhooks::{AttemptRow, DeliveryRow, EndpointRow};
 
 use_case_error! {
     pub enum WebhookError {
@@ -215,7 +218,8 @@ pub async fn retry(
     delivery_id: i64,
 ) -> Result<(), WebhookError> {
     owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
-        if !webhooks::retry(w.tx, workspace_id, id, delivery_id, w.now, MAX_ATTEMPTS).await? {
+        let retry = Retry::Webhook { workspace_id, endpoint_id: id, delivery_id };
+        if !outbox::make_due(w.tx, retry, w.now, MAX_ATTEMPTS).await? {
             return Err(WebhookError::NotFound);
         }
         workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.delivery_retried", Some(id), w.now).await?;

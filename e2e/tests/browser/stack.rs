@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use futures::future::LocalBoxFuture;
 use futures::FutureExt as _;
 
-use api::config::{AppEnv, Settings};
+use api::config::Settings;
 use api::startup::Application;
 use reqwest::Method;
 use serde_json::Value;
@@ -70,29 +70,8 @@ impl Stack {
         let clerk = ClerkDev::start_for(&base).await;
         // Lottery draws run on a local drand chain whose relay answers the SPA's "Run draw".
         let relay = crate::common::drand::LocalChain::default_for_tests().relay();
-        let settings = Settings {
-            database_url: db_url,
-            bind_addr: "127.0.0.1:0".into(),
-            app_env: AppEnv::Development,
-            app_origins: vec![base.clone()],
-            hmac_key: vec![1; 32],
-            csrf_key: vec![2; 32],
-            clerk_secret_key: clerk.secret.clone(),
-            clerk_api_url: clerk.url.clone(),
-            clerk_jwt_key: None,
-            clerk_authorized_parties: vec![base.clone()],
-            clerk_publishable_key: None,
-            identity_dev_url: Some(clerk.url.clone()),
-            static_dir: None,
-            signup_rate_per_minute: 1000,
-            redeem_failures_per_15min: 10,
-            trusted_proxies: vec![],
-            db_pool_size: 8,
-            metrics_addr: None,
-            integrations: Default::default(),
-            draws: crate::common::drand::LocalChain::default_for_tests().config(Some(relay)),
-            secrets_keys: crate::common::secrets_keys(),
-        };
+        let mut settings = crate::common::settings(&db_url, &clerk, &base);
+        settings.draws = crate::common::drand::LocalChain::default_for_tests().config(Some(relay));
         let app = Application::build_with_listener(settings.clone(), listener).await.expect("server builds");
         tokio::spawn(app.run());
         Stack { base, clerk, owner_db_url, settings, http: reqwest::Client::new() }

@@ -12,14 +12,14 @@ async fn faults_make_user_lookups_fail_until_restored() {
     let set = |users: &str| clerk.request(Method::POST, "/dev/faults").json(&json!({ "users": users })).send();
 
     let (status, body) = json_of(set("unavailable").await.unwrap()).await;
-    assert_eq!((status, body), (StatusCode::OK, json!({ "users": "unavailable", "writes": "ok" })));
+    assert_eq!((status, body), (StatusCode::OK, json!({ "users": "unavailable", "writes": "ok", "writeDelayMs": 0 })));
     let (status, body) = clerk.api(Method::GET, &format!("/v1/users/{user_id}"), None).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     error_code(&body);
     assert_eq!(clerk.api(Method::GET, "/v1/jwks", None).await.0, StatusCode::OK, "only users fail");
 
     let (status, body) = json_of(set("ok").await.unwrap()).await;
-    assert_eq!((status, body), (StatusCode::OK, json!({ "users": "ok", "writes": "ok" })));
+    assert_eq!((status, body), (StatusCode::OK, json!({ "users": "ok", "writes": "ok", "writeDelayMs": 0 })));
     assert_eq!(clerk.api(Method::GET, &format!("/v1/users/{user_id}"), None).await.0, StatusCode::OK);
     assert_eq!(set("sometimes").await.unwrap().status(), StatusCode::BAD_REQUEST);
 }
@@ -39,7 +39,7 @@ async fn the_writes_fault_fails_metadata_and_membership_writes_until_restored() 
 
     assert_eq!(
         clerk.faults(json!({ "writes": "unavailable" })).await,
-        (StatusCode::OK, json!({ "users": "ok", "writes": "unavailable" }))
+        (StatusCode::OK, json!({ "users": "ok", "writes": "unavailable", "writeDelayMs": 0 }))
     );
     for (method, path, body) in [
         (Method::PATCH, metadata.as_str(), patch()),
@@ -66,9 +66,9 @@ async fn the_writes_fault_fails_metadata_and_membership_writes_until_restored() 
     clerk.create_org("Still creatable", None, None).await;
 
     // The switches are independent: users can fail while writes are back, and vice versa.
-    let both = json!({ "users": "unavailable", "writes": "unavailable" });
+    let both = json!({ "users": "unavailable", "writes": "unavailable", "writeDelayMs": 0 });
     assert_eq!(clerk.faults(json!({ "users": "unavailable" })).await, (StatusCode::OK, both));
-    let users_only = json!({ "users": "unavailable", "writes": "ok" });
+    let users_only = json!({ "users": "unavailable", "writes": "ok", "writeDelayMs": 0 });
     assert_eq!(clerk.faults(json!({ "writes": "ok" })).await, (StatusCode::OK, users_only));
     assert_eq!(clerk.api(Method::GET, &format!("/v1/users/{member}"), None).await.0, StatusCode::SERVICE_UNAVAILABLE);
 
@@ -91,6 +91,6 @@ async fn fault_bodies_must_name_a_known_switch_and_state() {
     }
     assert_eq!(
         clerk.faults(json!({ "users": "ok" })).await,
-        (StatusCode::OK, json!({ "users": "ok", "writes": "ok" }))
+        (StatusCode::OK, json!({ "users": "ok", "writes": "ok", "writeDelayMs": 0 }))
     );
 }

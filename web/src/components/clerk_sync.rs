@@ -5,14 +5,14 @@
 //! one (like a webhook's delivery log).
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-use serde_json::json;
 use shared::api::{PatchProgramRequest, Program};
 use shared::clerk_sync::{organization_id_ok, role_ok, ClerkCallOutcome, ClerkSyncCallLog, ClerkSyncSetting};
 use uuid::Uuid;
 
 use crate::api;
+use crate::components::retry_then_refetch;
 use crate::components::status::{loaded, Empty, ErrorNotice};
+use crate::components::table::ScrollTable;
 use crate::components::text::time;
 
 #[component]
@@ -91,13 +91,7 @@ fn ClerkSyncLog(program: Uuid) -> impl IntoView {
     let path = format!("/api/owner/programs/{program}/clerk-sync/deliveries");
     let list_path = path.clone();
     let log = LocalResource::new(move || api::get::<shared::clerk_sync::ClerkSyncCallsResponse>(list_path.clone()));
-    let retry = Callback::new(move |delivery: i64| {
-        let path = format!("{path}/{delivery}/retry");
-        spawn_local(async move {
-            let _ = api::post::<_, serde_json::Value>(path, &json!({})).await;
-            log.refetch();
-        });
-    });
+    let retry = retry_then_refetch(path, log);
     view! {
         <div class="row spread">
             <h3>"Calls to Clerk"</h3>
@@ -105,32 +99,32 @@ fn ClerkSyncLog(program: Uuid) -> impl IntoView {
         </div>
         {loaded(log, move |r| match r {
             Ok(page) if page.calls.is_empty() => view! { <Empty><p>"No calls yet."</p></Empty> }.into_any(),
-            Ok(page) => view! {
-                <div class="table-wrap" role="region" aria-label="Calls to Clerk" tabindex="0">
-                    <table>
+            Ok(page) => {
+                let rows = page.calls.into_iter().map(|c| {
+                    let delivery = c.delivery_id;
+                    let result = outcome_text(&c);
+                    let what = if c.event_type == "grant.revoked" { "Access ended" } else { "Access granted" };
+                    let grant = c.grant_id.map(|g| format!(" · grant {}", &g.to_string()[..8])).unwrap_or_default();
+                    view! {
+                        <tr>
+                            <td class="small">{time(&c.at)}</td>
+                            <td>{c.call.label()}</td>
+                            <td class="small">{what}<span class="mono">{grant}</span></td>
+                            <td>{c.attempt}</td>
+                            <td>{result}</td>
+                            <td>{c.can_retry.then(|| view! { <button type="button" class="secondary" on:click=move |_| retry.run(delivery)>"Retry now"</button> })}</td>
+                        </tr>
+                    }
+                }).collect_view();
+                view! {
+                    <ScrollTable label="Calls to Clerk">
                         <caption>"Each call to Clerk for this program's grants, newest first"</caption>
                         <thead><tr><th scope="col">"When"</th><th scope="col">"Call"</th><th scope="col">"For"</th><th scope="col">"Attempt"</th><th scope="col">"Result"</th><th scope="col"></th></tr></thead>
-                        <tbody>
-                            {page.calls.into_iter().map(|c| {
-                                let delivery = c.delivery_id;
-                                let result = outcome_text(&c);
-                                let what = if c.event_type == "grant.revoked" { "Access ended" } else { "Access granted" };
-                                let grant = c.grant_id.map(|g| format!(" · grant {}", &g.to_string()[..8])).unwrap_or_default();
-                                view! {
-                                    <tr>
-                                        <td class="small">{time(&c.at)}</td>
-                                        <td>{c.call.label()}</td>
-                                        <td class="small">{what}<span class="mono">{grant}</span></td>
-                                        <td>{c.attempt}</td>
-                                        <td>{result}</td>
-                                        <td>{c.can_retry.then(|| view! { <button type="button" class="secondary" on:click=move |_| retry.run(delivery)>"Retry now"</button> })}</td>
-                                    </tr>
-                                }
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                </div>
-            }.into_any(),
+                        <tbody>{rows}</tbody>
+                    </ScrollTable>
+                }
+                .into_any()
+            }
             Err(err) => view! { <ErrorNotice err/> }.into_any(),
         })}
     }

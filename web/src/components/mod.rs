@@ -1,6 +1,6 @@
 //! Reusable pieces shared by several pages: state boxes, the notice, text helpers, the
-//! early-access content's Markdown, charts, confirmation and reason forms, the copy field
-//! and file downloads.
+//! early-access content's Markdown, charts, confirmation and reason forms, the copy field,
+//! file downloads, a scrolling table and a delivery log's retry.
 
 pub mod bulk;
 pub mod chart;
@@ -19,9 +19,25 @@ pub mod pow;
 pub mod program_nav;
 pub mod reason;
 pub mod status;
+pub mod table;
 pub mod text;
+
+use leptos::prelude::{Callback, LocalResource};
 
 /// Sets the document title, so each page is named for screen readers and history.
 pub fn set_title(page: &str) {
     leptos::prelude::document().set_title(&format!("{page} · Vestibule"));
+}
+
+/// A delivery log's "Retry" (a webhook's deliveries, the calls to Clerk): POST
+/// `{deliveries}/{id}/retry`, then read the log again whatever the answer, since the log
+/// is what shows what became of the delivery.
+pub fn retry_then_refetch<T: 'static>(deliveries: String, log: LocalResource<T>) -> Callback<i64> {
+    Callback::new(move |id: i64| {
+        let path = format!("{deliveries}/{id}/retry");
+        leptos::task::spawn_local(async move {
+            let _ = crate::api::post::<_, serde_json::Value>(path, &serde_json::json!({})).await;
+            log.refetch();
+        });
+    })
 }

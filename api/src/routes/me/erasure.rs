@@ -3,13 +3,13 @@
 //! keep), takes a copy of everything Vestibule holds about them, and sees their tickets
 //! in a program's lottery draws and whether they were drawn.
 
-use crate::db::draws::OwnTicket;
 use crate::http::error::Result;
 use crate::identity::VerifiedUser;
 use crate::routes::views;
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::{erasure, personal_data};
+use crate::usecases::erasure;
+use crate::usecases::personal_data::{self, OwnTicket};
 use actix_web::{get, post, web, HttpResponse};
 use shared::trust::{
     ErasureReceipt, ExportedEntry, ExportedGrant, ExportedInvitation, OwnDrawTicket, PersonalDataExport,

@@ -12,8 +12,7 @@ use crate::http::ApiError;
 use crate::identity::Session;
 use crate::routes::views;
 use crate::state::AppState;
-use crate::usecases::cohort_redemption::Redeemed;
-use crate::usecases::redemption::{self, PresentedCode};
+use crate::usecases::redemption::{self, Allowance, PresentedCode, Redeemed};
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use shared::api::{RedeemRequest, RedeemResponse};
 use shared::cohort::{NoticeRequired, RedeemNoticeStep, RedeemReply};
@@ -48,7 +47,9 @@ async fn redeem(
 ) -> Result<HttpResponse> {
     let code = presented(&body)?;
     let client = client_addr(&req, &state.settings.trusted_proxies);
-    let reply = match redemption::redeem(&state, &session, client, &code).await? {
+    let allowance = Allowance { key: &state.settings.hmac_key, per_account: state.settings.redeem_failures_per_15min };
+    let backend = &state.identity.backend;
+    let reply = match redemption::redeem(&state.pool, backend, allowance, &session.user_id, client, &code).await? {
         Redeemed::Active(program_slug) => {
             RedeemReply::Redeemed(RedeemResponse { program_slug, state: EntryState::Active })
         }

@@ -1,12 +1,11 @@
 //! Workspace API keys (`/api/owner/workspaces/{id}/api-keys…`, `usecases::api_keys`).
 //! A key leaves the server only in the answer to its creation, built here after COMMIT.
 
-use crate::db::api_keys::KeyRow;
 use crate::http::error::Result;
 use crate::identity::Session;
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::api_keys::{self, NewApiKey};
+use crate::usecases::api_keys::{self, KeyRow, NewApiKey};
 use actix_web::{delete, get, post, web, HttpResponse};
 use shared::integrations::{ApiKey, ApiKeyScope, ApiKeyWithSecret, CreateApiKeyRequest};
 use uuid::Uuid;

@@ -3,14 +3,13 @@
 //! of "on grant, in Clerk", one row per Backend API call, paged newest first like a
 //! webhook's deliveries. A row names Vestibule's own ids and the call's result only.
 
-use crate::db::clerk_sync_log::CallRow;
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
 use crate::routes::input::{decode_cursor, encode_cursor, page_limit};
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::clerk_sync;
+use crate::usecases::clerk_sync::{self, CallRow};
 use actix_web::{get, post, web, HttpResponse};
 use serde::Deserialize;
 use shared::clerk_sync::{ClerkCall, ClerkCallOutcome, ClerkSyncCallLog, ClerkSyncCallsResponse};

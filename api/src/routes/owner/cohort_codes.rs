@@ -3,14 +3,13 @@
 //! for a group. A code leaves the server once, in the 201 built here after COMMIT —
 //! never in a list, a log line, an event or an error.
 
-use crate::db::cohorts::CohortCodeRow;
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
 use crate::routes::input::{bounded_lines, bounded_text};
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::cohorts::{self, CohortCodeSpec, CohortCodeView};
+use crate::usecases::cohorts::{self, CohortCodeRow, CohortCodeSpec, CohortCodeView};
 use actix_web::{delete, get, post, web, HttpResponse};
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use shared::cohort::{self as wire, CohortCode, CreateCohortCodeRequest, CreatedCohortCode};

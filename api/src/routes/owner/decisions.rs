@@ -35,7 +35,7 @@ async fn select(
 ) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
     let reason = allowed(SELECT_REASONS, &body.reason_code, ErrorCode::InvalidReasonCode)?;
-    decisions::select(&state.pool, &session.user_id, program_id, entry_id, reason).await?;
+    decisions::select(&state.pool, &session.user_id, (program_id, entry_id), reason).await?;
     Ok(answer(entry_id, EntryState::Selected))
 }
 
@@ -52,7 +52,7 @@ async fn decline(
 ) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
     let reason = allowed(DECLINE_REASONS, &body.reason_code, ErrorCode::InvalidReasonCode)?;
-    decisions::decline(&state.pool, &session.user_id, program_id, entry_id, reason).await?;
+    decisions::decline(&state.pool, &session.user_id, (program_id, entry_id), reason).await?;
     Ok(answer(entry_id, EntryState::Declined))
 }
 
@@ -70,7 +70,7 @@ async fn withdraw(
 ) -> Result<HttpResponse> {
     let (program_id, entry_id) = path.into_inner();
     let basis = allowed(WITHDRAW_BASES, &body.basis, ErrorCode::InvalidBasis)?;
-    decisions::withdraw(&state.pool, &session.user_id, program_id, entry_id, basis).await?;
+    decisions::withdraw(&state.pool, &session.user_id, (program_id, entry_id), basis).await?;
     Ok(answer(entry_id, EntryState::Withdrawn))
 }
 

@@ -4,71 +4,25 @@
 //! browsers keep it), and `GET …/entries/{entryId}` (one entry with its notice snapshot,
 //! invitations, grant and history). The cursor is opaque and holds only a time and an id.
 
-use crate::db::queue::{Cursor, Filter};
 use crate::http::error::Result;
-use crate::http::ApiError;
 use crate::identity::Session;
-use crate::routes::input::page_limit;
+use crate::routes::input::{page_limit, queue_query};
 use crate::routes::views;
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::{history, queue};
+use crate::usecases::history;
+use crate::usecases::queue::{self, Filter};
 use actix_web::{get, post, web, HttpResponse};
-use serde::Deserialize;
-use shared::api::{EntryDetail, EntryFlag, EntryPage, EntrySearch};
-use shared::queue::InvitationFilter;
-use shared::{EntryState, ErrorCode, SourceRef};
+use shared::api::{EntryDetail, EntryPage, EntrySearch};
 use uuid::Uuid;
 
-/// The query string of the plain listing: no search text (see the module doc).
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-struct PageQuery {
-    state: Option<String>,
-    cursor: Option<String>,
-    #[param(minimum = 1, maximum = 100)]
-    limit: Option<i64>,
-    /// Only entries from this source (`?ref=` of the signup page).
-    #[serde(rename = "ref")]
-    #[param(max_length = 40)]
-    source: Option<String>,
-    /// Only entries with this flag: `disposable_domain` or `possible_duplicate`.
-    flag: Option<String>,
-    /// Only entries whose live invitation is not marked sent (`unsent`) or expires within
-    /// 48 hours (`expiring`), by the database clock.
-    #[param(inline, value_type = Option<InvitationFilter>)]
-    invitation: Option<String>,
-}
-
-impl TryFrom<&EntrySearch> for Filter {
-    type Error = ApiError;
-
-    fn try_from(q: &EntrySearch) -> Result<Filter> {
-        let bad = ApiError::BadRequest;
-        let state = q.state.as_deref().map(|s| s.parse::<EntryState>().map_err(|_| bad(ErrorCode::InvalidState)));
-        let after = q.cursor.as_deref().map(|c| Cursor::decode(c).ok_or(bad(ErrorCode::InvalidCursor)));
-        let email_fragment = match &q.q {
-            Some(f) if f.is_empty() || f.chars().count() > 254 || f.chars().any(char::is_control) => {
-                return Err(bad(ErrorCode::InvalidSearch))
-            }
-            other => other.clone(),
-        };
-        let source = match q.source.as_deref() {
-            Some(s) => Some(SourceRef::parse(s).ok_or(bad(ErrorCode::InvalidRef))?),
-            None => None,
-        };
-        let flag = q.flag.as_deref().map(|f| f.parse::<EntryFlag>().map_err(|_| bad(ErrorCode::InvalidFlag)));
-        let invitation =
-            q.invitation.as_deref().map(|f| f.parse().map_err(|_| bad(ErrorCode::InvalidInvitationFilter)));
-        Ok(Filter {
-            state: state.transpose()?,
-            email_fragment,
-            source,
-            flag: flag.transpose()?,
-            invitation: invitation.transpose()?,
-            after: after.transpose()?,
-        })
+queue_query! {
+    /// The query string of the plain listing: no search text (see the module doc).
+    struct PageQuery {
+        state: Option<String>,
+        cursor: Option<String>,
+        #[param(minimum = 1, maximum = 100)]
+        limit: Option<i64>,
     }
 }
 
@@ -82,9 +36,7 @@ async fn list(
     id: web::Path<Uuid>,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse> {
-    let PageQuery { state: filter_state, cursor, limit, source, flag, invitation } = query.into_inner();
-    let query = EntrySearch { state: filter_state, cursor, limit, q: None, source, flag, invitation };
-    page(&state, &session, *id, query).await
+    page(&state, &session, *id, query.into_inner().into()).await
 }
 
 #[utoipa::path(operation_id = "searchEntries", request_body = EntrySearch, responses(

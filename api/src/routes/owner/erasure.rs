@@ -26,6 +26,6 @@ async fn erase(
     let (program_id, entry_id) = path.into_inner();
     let reason = allowed(ERASE_REASONS, &body.reason_code, ErrorCode::InvalidReasonCode)?;
     let key = &state.settings.hmac_key;
-    let receipt = erasure::erase_by_owner(&state.pool, &session.user_id, program_id, entry_id, reason, key).await?;
+    let receipt = erasure::erase_by_owner(&state.pool, &session.user_id, (program_id, entry_id), reason, key).await?;
     Ok(HttpResponse::Ok().json(ErasureReceipt { receipt_id: receipt.id, erased_at: rfc3339(receipt.erased_at) }))
 }

@@ -13,21 +13,20 @@
 //! decided before the first byte; a failure after it cuts the body short (the chunked
 //! encoding then never ends, so the client sees a broken download, not a short file).
 
-use crate::db::queue::{EntryRow, Filter};
 use crate::http::error::{ApiError, Result};
 use crate::identity::Session;
+use crate::routes::input::queue_query;
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::{queue, ReadError};
+use crate::usecases::queue::{self, EntryRow, Filter};
+use crate::usecases::ReadError;
 use actix_web::body::{BodyStream, MessageBody};
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{get, web, HttpResponse, HttpResponseBuilder};
 use deadpool_postgres::Pool;
 use futures_util::stream::{self, StreamExt as _};
-use serde::Deserialize;
 use shared::api::EntrySearch;
-use shared::queue::InvitationFilter;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -60,33 +59,12 @@ const IN_FLIGHT: usize = 2;
 
 type Chunk = std::result::Result<Bytes, std::io::Error>;
 
-/// The export's filters: the listing's, without paging or an email fragment (see the
-/// module doc). None given: every entry, as the export has always been.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-struct ExportQuery {
-    /// Only entries in this state.
-    state: Option<String>,
-    /// Only entries from this source (`?ref=` of the signup page).
-    #[serde(rename = "ref")]
-    #[param(max_length = 40)]
-    source: Option<String>,
-    /// Only entries with this flag: `disposable_domain` or `possible_duplicate`.
-    flag: Option<String>,
-    /// Only entries whose live invitation is not marked sent (`unsent`) or expires within
-    /// 48 hours (`expiring`), by the database clock.
-    #[param(inline, value_type = Option<InvitationFilter>)]
-    invitation: Option<String>,
-}
-
-impl TryFrom<ExportQuery> for Filter {
-    type Error = ApiError;
-
-    /// The listing's own parsing, so a value the listing refuses the export refuses too.
-    fn try_from(q: ExportQuery) -> Result<Filter> {
-        let ExportQuery { state, source, flag, invitation } = q;
-        Filter::try_from(&EntrySearch { state, source, flag, invitation, ..EntrySearch::default() })
+queue_query! {
+    /// The export's filters: the listing's, without paging or an email fragment (see the
+    /// module doc). None given: every entry, as the export has always been.
+    struct ExportQuery {
+        /// Only entries in this state.
+        state: Option<String>,
     }
 }
 
@@ -100,7 +78,8 @@ async fn export(
     id: web::Path<Uuid>,
     query: web::Query<ExportQuery>,
 ) -> Result<HttpResponse> {
-    let filter = Filter::try_from(query.into_inner())?;
+    // The listing's own parsing, so a value the listing refuses the export refuses too.
+    let filter = Filter::try_from(&EntrySearch::from(query.into_inner()))?;
     let (started, decided) = oneshot::channel();
     let (chunks, body) = mpsc::channel(IN_FLIGHT);
     let reader = read_batches(state.pool.clone(), session.user_id.clone(), *id, filter, started, chunks);

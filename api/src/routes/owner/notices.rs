@@ -1,13 +1,12 @@
 //! `POST /api/owner/programs/{id}/notices`: publish the next notice version.
 
-use crate::db::programs::NewNotice;
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
 use crate::routes::input::bounded_lines;
 use crate::routes::views;
 use crate::state::AppState;
-use crate::usecases::programs;
+use crate::usecases::programs::{self, NewNotice};
 use actix_web::{post, web, HttpResponse};
 use shared::api::PublishNoticeRequest;
 use shared::ErrorCode;

@@ -1,8 +1,6 @@
 //! `POST|GET /api/owner/programs`, `GET|PATCH /api/owner/programs/{id}` and
 //! `GET /api/owner/programs/{id}/stats` (`usecases::programs`).
 
-use crate::db::clerk_sync::ClerkSync;
-use crate::db::programs::NewProgram;
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
@@ -10,7 +8,7 @@ use crate::routes::input::{bounded_lines, bounded_text};
 use crate::routes::views;
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::programs::{self, ProgramPatch};
+use crate::usecases::programs::{self, ClerkSync, NewProgram, ProgramPatch};
 use actix_web::{get, patch, post, web, HttpResponse};
 use shared::api::{
     CreateProgramRequest, IntakeHour, IntakeSource, PatchProgramRequest, Program, ProgramListQuery, ProgramStats,

@@ -2,7 +2,6 @@
 //! `usecases::webhooks`). A signing secret leaves the server only in the answer to a
 //! create or a rotation, built here after COMMIT.
 
-use crate::db::webhooks::{AttemptRow, DeliveryRow, EndpointRow};
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::Session;
@@ -10,7 +9,7 @@ use crate::outbox::webhook_message_id;
 use crate::routes::input::{decode_cursor, encode_cursor, page_limit};
 use crate::state::AppState;
 use crate::time::rfc3339;
-use crate::usecases::webhooks::{self, event_list, NewWebhook};
+use crate::usecases::webhooks::{self, event_list, AttemptRow, DeliveryRow, EndpointRow, NewWebhook};
 use actix_web::{delete, get, patch, post, web, HttpResponse};
 use serde::Deserialize;
 use shared::integrations::{

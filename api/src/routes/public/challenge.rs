@@ -1,13 +1,12 @@
 //! `GET /api/public/programs/{slug}/challenge`: a fresh proof-of-work challenge for the
 //! program's signup form, in ALTCHA's format (`crate::pow`). Policy: the same 404 as the
 //! public program read for an unknown or unpublished program, and for one whose proof
-//! of work is off (nothing to solve); nothing is stored — the challenge is signed.
+//! of work is off (nothing to solve); nothing is stored — the challenge is signed
+//! (`usecases::public::challenge`).
 
-use crate::db::{programs, DbError};
 use crate::http::error::Result;
-use crate::http::ApiError;
-use crate::pow;
 use crate::state::AppState;
+use crate::usecases::public;
 use actix_web::{get, web, HttpResponse};
 use shared::api::Challenge;
 use shared::Slug;
@@ -18,10 +17,7 @@ use shared::Slug;
 ))]
 #[get("/public/programs/{slug}/challenge")]
 async fn challenge(state: web::Data<AppState>, slug: web::Path<Slug>) -> Result<HttpResponse> {
-    let client = state.pool.get().await.map_err(DbError::from)?;
-    let program = programs::public(&client, slug.as_str()).await?.ok_or(ApiError::NotFound)?;
     let now = chrono::Utc::now().timestamp();
-    let challenge =
-        pow::challenge(&state.settings.hmac_key, slug.as_str(), program.pow_level, now).ok_or(ApiError::NotFound)?;
+    let challenge = public::challenge(&state.pool, &state.settings.hmac_key, &slug, now).await?;
     Ok(HttpResponse::Ok().json(challenge))
 }

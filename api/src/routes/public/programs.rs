@@ -1,13 +1,12 @@
-//! `GET /api/public/programs/{slug}`: the signup form's notice. Policy: only a program
-//! of an active workspace with a published notice exists publicly; anything else is the
-//! same 404. The answer names the program (slug, title, description) and its current
-//! notice, nothing else.
+//! `GET /api/public/programs/{slug}`: the signup form's notice (`usecases::public`).
+//! Policy: only a program of an active workspace with a published notice exists
+//! publicly; anything else is the same 404. The answer names the program (slug, title,
+//! description) and its current notice, nothing else.
 
-use crate::db::{programs, DbError};
 use crate::http::error::Result;
-use crate::http::ApiError;
 use crate::routes::views;
 use crate::state::AppState;
+use crate::usecases::public;
 use actix_web::{get, web, HttpResponse};
 use shared::api::PublicProgram;
 use shared::Slug;
@@ -18,8 +17,7 @@ use shared::Slug;
 ))]
 #[get("/public/programs/{slug}")]
 async fn read(state: web::Data<AppState>, slug: web::Path<Slug>) -> Result<HttpResponse> {
-    let client = state.pool.get().await.map_err(DbError::from)?;
-    let p = programs::public(&client, slug.as_str()).await?.ok_or(ApiError::NotFound)?;
+    let p = public::program(&state.pool, &slug).await?;
     Ok(HttpResponse::Ok().json(PublicProgram {
         slug: slug.to_string(),
         title: p.title,

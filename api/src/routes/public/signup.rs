@@ -6,7 +6,7 @@ use crate::http::client_addr::client_addr;
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::state::AppState;
-use crate::usecases::admission::{self, NewSignup};
+use crate::usecases::admission::{self, Gate, NewSignup};
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use shared::api::{SignupRequest, SignupResponse};
 use shared::{EmailKey, ErrorCode, Slug, SourceRef};
@@ -42,7 +42,11 @@ async fn signup(
     slug: web::Path<Slug>,
 ) -> Result<HttpResponse> {
     let signup = NewSignup::try_from(body.into_inner())?;
-    let client = client_addr(&req, &state.settings.trusted_proxies);
-    admission::sign_up(&state, slug.as_str(), &signup, client).await?;
+    let gate = Gate {
+        key: &state.settings.hmac_key,
+        per_minute: state.settings.signup_rate_per_minute,
+        client: client_addr(&req, &state.settings.trusted_proxies),
+    };
+    admission::sign_up(&state.pool, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))
 }

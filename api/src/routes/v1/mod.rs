@@ -3,7 +3,6 @@
 //! per key. `GET /api/v1/programs/{slug}/access?clerkUserId=` (scope `access:read`) and
 //! `GET /api/v1/programs/{slug}/entries` (scope `entries:read`).
 
-use crate::db::queue::{Cursor, Filter};
 use crate::http::api_key::ApiCaller;
 use crate::http::error::Result;
 use crate::http::ApiError;
@@ -11,11 +10,13 @@ use crate::identity::backend_user_id_ok;
 use crate::routes::input::page_limit;
 use crate::state::AppState;
 use crate::time::rfc3339;
+use crate::usecases::queue::Filter;
 use crate::usecases::server_api;
 use actix_web::{get, web, HttpResponse};
 use serde::Deserialize;
+use shared::api::EntrySearch;
 use shared::integrations::{AccessResponse, V1EntriesResponse, V1Entry};
-use shared::{EntryState, ErrorCode, Slug};
+use shared::{ErrorCode, Slug};
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -79,15 +80,7 @@ async fn entries(
 ) -> Result<HttpResponse> {
     let slug = slug(path.into_inner())?;
     let EntriesQuery { state: filter_state, cursor, limit } = query.into_inner();
-    let bad = ApiError::BadRequest;
-    let filter = Filter {
-        state: filter_state.map(|s| s.parse::<EntryState>().map_err(|_| bad(ErrorCode::InvalidState))).transpose()?,
-        email_fragment: None,
-        source: None,
-        flag: None,
-        invitation: None,
-        after: cursor.map(|c| Cursor::decode(&c).ok_or(bad(ErrorCode::InvalidCursor))).transpose()?,
-    };
+    let filter = Filter::try_from(&EntrySearch { state: filter_state, cursor, ..EntrySearch::default() })?;
     let limit = page_limit(limit)?;
     let (rows, next) = server_api::entries(&state.pool, &caller.0, slug.as_str(), &filter, limit).await?;
     Ok(HttpResponse::Ok().json(V1EntriesResponse {

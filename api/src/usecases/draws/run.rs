@@ -5,11 +5,12 @@
 
 use super::{record, seeded, DrawConfig, DrawError, LOTTERY};
 use crate::db::audit::{self, Detail, EventType};
-use crate::db::draws::{self, DrawRow};
+use crate::db::draws::{self, DrawRow, TicketRow};
 use crate::db::{entries, invitations};
 use crate::domain::{EntryMove, EntryState};
 use crate::drand;
 use crate::draw::{self, beacon};
+use crate::usecases::limits;
 use crate::usecases::owner::{self, Owned, Scope};
 use deadpool_postgres::Pool;
 use shared::draws::{AnyDrawRecord, DrawState};
@@ -90,19 +91,12 @@ pub async fn run(
 /// Draws the winners of a closed draw and selects those still waiting.
 async fn finish(o: &Owned<'_, '_>, row: &DrawRow, signature: &[u8], randomness: &[u8; 32]) -> Result<(), DrawError> {
     let tickets = draws::tickets(o.tx, row.id).await?;
-    let eligible: Vec<draw::Hash> = tickets
-        .iter()
-        .filter(|t| t.eligible == Some(true))
-        .map(|t| t.ticket.as_slice().try_into().expect("draw_tickets_ticket_len"))
-        .collect();
-    let n = usize::try_from(row.winners).unwrap_or(0);
-    let entry_of = |t: &draw::Hash| tickets.iter().find(|r| r.ticket.as_slice() == t).map(|r| r.entry_id);
-    let drawn: Vec<Uuid> = beacon::winners(randomness, row.id, &eligible, n).iter().filter_map(entry_of).collect();
+    let drawn = drawn(randomness, row.id, &tickets, row.winners);
     let mut sorted = drawn.clone();
     sorted.sort();
     let locked = entries::lock_many(o.tx, o.program.id, &sorted).await?.ok_or(DrawError::NotFound)?;
     let waiting: HashSet<Uuid> = locked.iter().filter(|e| e.state == EntryState::Waiting).map(|e| e.id).collect();
-    let (selected, lapsed): (Vec<Uuid>, Vec<Uuid>) = drawn.iter().partition(|e| waiting.contains(e));
+    let Outcome { selected, lapsed } = outcome(&drawn, &waiting);
     check_seats(o, selected.len()).await?;
     select_winners(o, &selected, row.id).await?;
     draws::finish(o.tx, row.id, &drawn, &lapsed, signature, randomness, o.now).await?;
@@ -118,11 +112,38 @@ async fn finish(o: &Owned<'_, '_>, row: &DrawRow, signature: &[u8], randomness: 
     Ok(())
 }
 
+/// The winners' entries in draw order: the first `winners` of the tickets eligible at the
+/// close, in the beacon's order (`crate::draw::beacon`, which recomputes it offline).
+fn drawn(randomness: &[u8; 32], draw_id: Uuid, tickets: &[TicketRow], winners: i32) -> Vec<Uuid> {
+    let eligible: Vec<draw::Hash> = tickets
+        .iter()
+        .filter(|t| t.eligible == Some(true))
+        .map(|t| t.ticket.as_slice().try_into().expect("draw_tickets_ticket_len"))
+        .collect();
+    let n = usize::try_from(winners).unwrap_or(0);
+    let entry_of = |t: &draw::Hash| tickets.iter().find(|r| r.ticket.as_slice() == t).map(|r| r.entry_id);
+    beacon::winners(randomness, draw_id, &eligible, n).iter().filter_map(entry_of).collect()
+}
+
+/// Which winners are selected: those still waiting. The others left after the close;
+/// their seats are not passed on to the next tickets (that would let whoever runs the
+/// draw steer it after seeing the randomness).
+#[derive(Debug, PartialEq, Eq)]
+struct Outcome {
+    selected: Vec<Uuid>,
+    lapsed: Vec<Uuid>,
+}
+
+fn outcome(drawn: &[Uuid], waiting: &HashSet<Uuid>) -> Outcome {
+    let (selected, lapsed) = drawn.iter().partition(|e| waiting.contains(e));
+    Outcome { selected, lapsed }
+}
+
 /// Seats in use, entries already selected and the winners together within the cap.
 pub(super) async fn check_seats(o: &Owned<'_, '_>, winners: usize) -> Result<(), DrawError> {
     let in_use = invitations::seats_in_use(o.tx, o.program.id, o.now).await?;
     let selected = draws::selected_count(o.tx, o.program.id).await?;
-    if in_use + selected + winners as i64 > i64::from(o.program.seat_cap) {
+    if !limits::seats_free(in_use + selected, winners as i64, o.program.seat_cap) {
         return Err(DrawError::SeatsInsufficient);
     }
     Ok(())
@@ -143,4 +164,47 @@ pub(super) async fn select_winners(o: &Owned<'_, '_>, drawn: &[Uuid], draw_id: U
     let events: Vec<_> = drawn.iter().map(|id| (*id, details(id))).collect();
     audit::record_many(o.tx, o.program.id, &events, o.actor(), EventType::Selected, o.now).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tickets(program: Uuid, entries: &[Uuid], excluded: &[Uuid]) -> Vec<TicketRow> {
+        let mut rows: Vec<TicketRow> = entries
+            .iter()
+            .map(|e| TicketRow {
+                entry_id: *e,
+                ticket: draw::ticket(program, *e).to_vec(),
+                eligible: Some(!excluded.contains(e)),
+                excluded_by: excluded.contains(e).then_some(7),
+                drawn_rank: None,
+                lapsed: None,
+            })
+            .collect();
+        rows.sort_by(|a, b| a.ticket.cmp(&b.ticket));
+        rows
+    }
+
+    #[test]
+    fn the_winners_are_the_first_eligible_tickets_in_the_beacons_order() {
+        let (program, draw_id, randomness) = (Uuid::from_u128(42), Uuid::from_u128(9), [3u8; 32]);
+        let entries: Vec<Uuid> = (1..=8).map(Uuid::from_u128).collect();
+        let all = tickets(program, &entries, &[]);
+        let in_order = drawn(&randomness, draw_id, &all, 8);
+        assert_eq!(drawn(&randomness, draw_id, &all, 3), in_order[..3]);
+        // The first in order was excluded at the close: it is never drawn; the rest move up.
+        let some_out = tickets(program, &entries, &[in_order[0]]);
+        assert_eq!(drawn(&randomness, draw_id, &some_out, 3), in_order[1..4]);
+        assert_eq!(drawn(&randomness, draw_id, &some_out, 100).len(), 7, "never more than are eligible");
+        assert_ne!(drawn(&[4u8; 32], draw_id, &all, 8), in_order, "the randomness decides");
+    }
+
+    #[test]
+    fn a_winner_who_left_after_the_close_is_not_replaced() {
+        let drawn: Vec<Uuid> = (1..=3).map(Uuid::from_u128).collect();
+        let waiting: HashSet<Uuid> = [drawn[0], drawn[2], Uuid::from_u128(4)].into_iter().collect();
+        let o = outcome(&drawn, &waiting);
+        assert_eq!(o, Outcome { selected: vec![drawn[0], drawn[2]], lapsed: vec![drawn[1]] });
+    }
 }

@@ -35,7 +35,7 @@ pub use recipient::Recipient;
 pub use reply::Reply;
 pub use sql::Params;
 
-use api::config::{AppEnv, Settings};
+use api::config::Settings;
 use api::startup::Application;
 use reqwest::Method;
 use serde::Serialize;
@@ -61,26 +61,10 @@ pub struct TestApp {
     sql: Arc<OnceCell<tokio_postgres::Client>>,
 }
 
+/// The common test settings at [`ORIGIN`], with the outbox fast and loopback webhooks
+/// allowed (the receivers run on this machine).
 pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
     Settings {
-        database_url: db_url.to_owned(),
-        bind_addr: "127.0.0.1:0".into(),
-        app_env: AppEnv::Development,
-        app_origins: vec![ORIGIN.into()],
-        hmac_key: vec![1; 32],
-        csrf_key: vec![2; 32],
-        clerk_secret_key: clerk.secret.clone(),
-        clerk_api_url: clerk.url.clone(),
-        clerk_jwt_key: None,
-        clerk_authorized_parties: vec![ORIGIN.into()],
-        clerk_publishable_key: None,
-        identity_dev_url: Some(clerk.url.clone()),
-        static_dir: None,
-        signup_rate_per_minute: 1000,
-        redeem_failures_per_15min: 10,
-        trusted_proxies: vec![],
-        db_pool_size: 8,
-        metrics_addr: None,
         integrations: api::config::IntegrationSettings {
             allow_loopback: true,
             poll: Duration::from_millis(100),
@@ -88,8 +72,7 @@ pub fn settings(db_url: &str, clerk: &ClerkDev) -> Settings {
             lease_secs: 60,
             ..Default::default()
         },
-        draws: crate::common::drand::LocalChain::default_for_tests().config(None),
-        secrets_keys: crate::common::secrets_keys(),
+        ..crate::common::settings(db_url, clerk, ORIGIN)
     }
 }
 

@@ -16,9 +16,10 @@ use uuid::Uuid;
 use crate::api::{self, ApiError};
 use crate::components::confirm::ConfirmButton;
 use crate::components::copy::CopyField;
-use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn, Success};
+use crate::components::table::ScrollTable;
 use crate::components::text::time;
+use crate::components::{retry_then_refetch, set_title};
 use crate::routes::owner::uuid_param;
 
 #[component]
@@ -150,39 +151,34 @@ fn Endpoint(ws: Uuid, h: Webhook, secret: RwSignal<Option<String>>, reload: Call
 
 #[component]
 fn DeliveryLog(path: String) -> impl IntoView {
-    let list_path = format!("{path}/deliveries");
+    let deliveries = format!("{path}/deliveries");
+    let list_path = deliveries.clone();
     let log = LocalResource::new(move || api::get::<DeliveriesResponse>(list_path.clone()));
-    let retry = Callback::new(move |id: i64| {
-        let path = format!("{path}/deliveries/{id}/retry");
-        spawn_local(async move {
-            let _ = api::post::<_, serde_json::Value>(path, &json!({})).await;
-            log.refetch();
-        });
-    });
+    let retry = retry_then_refetch(deliveries, log);
     view! {
         {loaded(log, move |r| match r {
             Ok(page) if page.deliveries.is_empty() => view! { <Empty><p>"No deliveries yet."</p></Empty> }.into_any(),
-            Ok(page) => view! {
-                <div class="table-wrap" role="region" aria-label="Deliveries" tabindex="0">
-                    <table>
+            Ok(page) => {
+                let rows = page.deliveries.into_iter().map(|d| {
+                    let id = d.id;
+                    let attempts = d.attempts.iter().map(|a| format!("{} {} {} ms", time(&a.at), a.status_code.map(|s| s.to_string()).unwrap_or_else(|| a.outcome.clone()), a.latency_ms)).collect::<Vec<_>>().join("; ");
+                    view! {
+                        <tr>
+                            <td><span class="mono">{d.message_id}</span><br/>{d.event_type.as_str()}</td>
+                            <td>{d.state}</td>
+                            <td class="small">{attempts}</td>
+                            <td><button type="button" class="secondary" on:click=move |_| retry.run(id)>"Retry"</button></td>
+                        </tr>
+                    }
+                }).collect_view();
+                view! {
+                    <ScrollTable label="Deliveries">
                         <thead><tr><th scope="col">"Event"</th><th scope="col">"State"</th><th scope="col">"Attempts"</th><th scope="col"></th></tr></thead>
-                        <tbody>
-                            {page.deliveries.into_iter().map(|d| {
-                                let id = d.id;
-                                let attempts = d.attempts.iter().map(|a| format!("{} {} {} ms", time(&a.at), a.status_code.map(|s| s.to_string()).unwrap_or_else(|| a.outcome.clone()), a.latency_ms)).collect::<Vec<_>>().join("; ");
-                                view! {
-                                    <tr>
-                                        <td><span class="mono">{d.message_id}</span><br/>{d.event_type.as_str()}</td>
-                                        <td>{d.state}</td>
-                                        <td class="small">{attempts}</td>
-                                        <td><button type="button" class="secondary" on:click=move |_| retry.run(id)>"Retry"</button></td>
-                                    </tr>
-                                }
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                </div>
-            }.into_any(),
+                        <tbody>{rows}</tbody>
+                    </ScrollTable>
+                }
+                .into_any()
+            }
             Err(err) => view! { <ErrorNotice err/> }.into_any(),
         })}
     }

@@ -9,6 +9,7 @@ use shared::api::OwnersResponse;
 use crate::api::{self, ApiError};
 use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
+use crate::components::table::ScrollTable;
 use crate::components::text::{label, time};
 use crate::routes::owner::uuid_param;
 use leptos_router::components::A;
@@ -66,14 +67,11 @@ fn OwnerTables(r: OwnersResponse) -> impl IntoView {
             })
             .collect_view();
         view! {
-            // A region that scrolls sideways must be reachable by keyboard (tabindex) and named.
-            <div class="table-wrap" role="region" aria-label="Membership history" tabindex="0">
-                <table>
-                    <caption class="sr-only">"Membership history"</caption>
-                    <thead><tr><th scope="col">"When"</th><th scope="col">"Change"</th><th scope="col">"Owner"</th><th scope="col">"Approval"</th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <ScrollTable label="Membership history">
+                <caption class="sr-only">"Membership history"</caption>
+                <thead><tr><th scope="col">"When"</th><th scope="col">"Change"</th><th scope="col">"Owner"</th><th scope="col">"Approval"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </ScrollTable>
         }
         .into_any()
     };
