@@ -24,20 +24,22 @@ async fn a_whole_draw_on_a_published_round_is_public_recomputes_two_ways_and_ref
     let (owner, ws) = app.owner("owner@example.com").await;
     let (program, entries) = waiting(&app, &owner, ws, SLUG, 5, 5).await;
 
-    // Round 657413 is due 14 s from now on this server's schedule (1-second rounds).
+    // Round 657413 is due 16 s from now on this server's schedule (1-second rounds); the
+    // entries close 4.5 s before it, and the server's 4-second margin makes it the draw's
+    // round while leaving the closer seconds to freeze the tickets.
     let (round, signature, randomness) = QUICKNET_657413;
-    let round_at = Utc::now().timestamp() + 14;
+    let round_at = Utc::now().timestamp() + 16;
     let genesis = (round_at - (round as i64 - 1)).to_string();
     let env = [
         ("DRAND_PUBLIC_KEY", api::drand::QUICKNET_PUBLIC_KEY),
         ("DRAND_GENESIS", genesis.as_str()),
         ("DRAND_PERIOD", "1"),
-        ("DRAW_CLOSE_MARGIN_SECONDS", "1"),
+        ("DRAW_CLOSE_MARGIN_SECONDS", "4"),
     ];
     let server = ApiProcess::start(&app.db_url, &app.clerk, &env).await;
     let served = app.at(&server.base);
     let owner = served.as_owner(owner.user.clone());
-    let closes_at = chrono::DateTime::from_timestamp(round_at, 0).unwrap() - TimeDelta::milliseconds(1500);
+    let closes_at = chrono::DateTime::from_timestamp(round_at, 0).unwrap() - TimeDelta::milliseconds(4500);
 
     // Opening fixes the rule, the winners, the close and the round; nothing is drawn yet.
     let body = json!({"winners": 2, "closesAt": api::time::rfc3339(closes_at)});

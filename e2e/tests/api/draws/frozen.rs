@@ -25,7 +25,7 @@ async fn leaving_before_the_close_excludes_by_the_chained_event_and_leaving_afte
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
     let (program, entries) = waiting(&app, &owner, ws, "window", 5, 5).await;
-    let closes = api::time::rfc3339(Utc::now() + TimeDelta::seconds(5));
+    let closes = api::time::rfc3339(Utc::now() + TimeDelta::seconds(10));
     let opened: BeaconDrawRecord =
         owner.try_open_draw(program, &json!({"winners": 2, "closesAt": closes})).await.expect(201);
 

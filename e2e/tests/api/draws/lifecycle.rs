@@ -18,7 +18,12 @@ use uuid::Uuid;
 async fn a_draw_runs_on_its_round_from_the_relay_and_each_applicant_sees_their_ticket() {
     let chain = LocalChain::new(11);
     let relay = chain.relay();
-    let app = TestApp::spawn_with(|s| s.draws = chain.config(Some(relay.clone()))).await;
+    // A 5-second margin: the round is surely not due when the test first asks.
+    let config = api::usecases::draws::DrawConfig {
+        margin: std::time::Duration::from_secs(5),
+        ..chain.config(Some(relay.clone()))
+    };
+    let app = TestApp::spawn_with(|s| s.draws = config).await;
     let (owner, ws) = app.owner("owner@example.com").await;
     let (program, entries) = waiting(&app, &owner, ws, "lottery", 3, 6).await;
 
