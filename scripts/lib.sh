@@ -118,3 +118,22 @@ ensure_deploy_tools() { # for e2e/tests/deploy: Debian's nginx, openssl, Postgre
 ensure_pg_client() {
   command -v psql >/dev/null && command -v pg_isready >/dev/null || apt_install postgresql-client
 }
+
+# The URL of database $2 on server $1 for the login every server the tests start uses: a
+# LOGIN role whose only right is membership of vestibule_app (README, "Database roles"),
+# the same one e2e/tests/common/db.rs makes. Run after the first migration (V2 makes
+# vestibule_app). Roles are cluster-wide: made once, safe to race.
+app_login_url() { # server_url database
+  psql -qAt -v ON_ERROR_STOP=1 "$1/postgres" >/dev/null <<'SQL'
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'vestibule_test_login') THEN
+    CREATE ROLE vestibule_test_login LOGIN PASSWORD 'vestibule_test_login' NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT;
+  END IF;
+  IF NOT pg_has_role('vestibule_test_login', 'vestibule_app', 'MEMBER') THEN
+    GRANT vestibule_app TO vestibule_test_login;
+  END IF;
+EXCEPTION WHEN duplicate_object OR unique_violation OR internal_error THEN NULL;
+END $$;
+SQL
+  printf '%s/%s\n' "$(sed -E 's#//([^@/]*@)?#//vestibule_test_login:vestibule_test_login@#' <<<"$1")" "$2"
+}

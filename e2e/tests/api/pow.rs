@@ -212,8 +212,8 @@ async fn a_spent_solution_is_remembered_ten_minutes_past_its_expiry() {
         .unwrap();
     }
     let pool = api::db::pool(&app.settings.database_url, 1).unwrap();
-    let pruned = api::db::pow::prune(&pool.get().await.unwrap()).await.unwrap();
-    assert_eq!(pruned, 1, "only the one expired 11 minutes ago");
+    // The server's own pruner may have run first (it ticks at start): what counts is what is left.
+    api::db::pow::prune(&pool.get().await.unwrap()).await.unwrap();
     let kept: Vec<Vec<u8>> = app.column("SELECT signature FROM pow_spent ORDER BY signature", &[]).await;
-    assert_eq!(kept, [vec![1u8; 32], vec![2u8; 32]]);
+    assert_eq!(kept, [vec![1u8; 32], vec![2u8; 32]], "only the one expired 11 minutes ago is gone");
 }
