@@ -75,3 +75,63 @@ async fn a_seeded_draw_open_at_the_upgrade_runs_as_committed_and_verifies() {
     let out = crate::support::process::vestibule(&app.db_url, &["verify"], &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// A database with seeded draws from before V110 — one run, one still open — migrates:
+/// their states are read from their rows, they verify, and their fixed fields are frozen
+/// from then on.
+#[tokio::test]
+async fn a_database_with_seeded_draws_migrates_and_freezes_them() {
+    let url = crate::support::db::empty_database().await;
+    api::db::migrate_versions(&url, |v| v < 110).await.expect("the migrations before V110");
+    let c = crate::support::db::connect(&url).await;
+    let (ws, program, notice, draw_run, draw_open) =
+        (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+    c.execute("INSERT INTO workspaces (id, name) VALUES ($1, 'Old')", &[&ws]).await.unwrap();
+    c.execute(
+        "INSERT INTO programs (id, workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
+         VALUES ($1, $2, 'old-draws', 'An old beta.', 100, 100, 10, 14)",
+        &[&program, &ws],
+    )
+    .await
+    .unwrap();
+    c.execute(
+        "INSERT INTO notices (id, program_id, version, purpose, contact_text, retention_text) \
+         VALUES ($1, $2, 1, 'An old beta.', 'old@example.com', 'A year.')",
+        &[&notice, &program],
+    )
+    .await
+    .unwrap();
+    let seed = vec![9u8; 32];
+    let commitment = hex::decode(sha256_hex(&seed)).unwrap();
+    for (id, run_at) in [(draw_run, Some(chrono::Utc::now())), (draw_open, None)] {
+        c.execute(
+            "INSERT INTO draws (id, program_id, winners, candidates, seed, seed_commitment, tickets_hash, opened_at, \
+               run_at, format, filter_source) VALUES ($1, $2, 1, 1, $3, $4, $4, now() - interval '1 day', $5, 2, 'news')",
+            &[&id, &program, &seed, &commitment, &run_at],
+        )
+        .await
+        .unwrap();
+    }
+    let out = crate::support::process::vestibule(&url, &["migrate"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let states: Vec<String> = c
+        .query("SELECT state FROM draws WHERE id = ANY($1) ORDER BY run_at NULLS LAST", &[&vec![draw_run, draw_open]])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(states, ["run", "open"]);
+    let refused = c.execute("UPDATE draws SET seed = $2 WHERE id = $1", &[&draw_open, &vec![1u8; 32]]).await;
+    let refused = refused.expect_err("a seed is frozen").as_db_error().map(|e| e.message().to_owned());
+    assert!(refused.is_some_and(|m| m.contains("fixed fields")));
+    c.execute(
+        "UPDATE draws SET state = 'cancelled', cancelled_at = now(), cancel_reason = 'owner_discretion' WHERE id = $1",
+        &[&draw_open],
+    )
+    .await
+    .expect("an open seeded draw may still be cancelled");
+    let report = crate::support::process::vestibule(&url, &["verify"], &[]);
+    let printed = String::from_utf8_lossy(&report.stdout);
+    assert!(printed.contains("ok    the draw-freezing triggers are in place"), "{printed}");
+}
