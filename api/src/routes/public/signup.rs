@@ -47,6 +47,6 @@ async fn signup(
         per_minute: state.settings.signup_rate_per_minute,
         client: client_addr(&req, &state.settings.trusted_proxies),
     };
-    admission::sign_up(&state.pool, gate, slug.as_str(), &signup).await?;
+    admission::sign_up(&state.pool, &state.admitter, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))
 }
