@@ -79,7 +79,8 @@ pub struct NoticeRow {
 }
 
 /// The programs of a workspace (or the one program `only`) with their summaries, oldest
-/// first, in one statement; counts are taken at `now`, the transaction's clock.
+/// first, in one statement; counts are taken at `now`, the transaction's clock (the entries per
+/// state come from V101's `program_entry_counts`, kept by the writers: no scan of the queue).
 pub async fn with_summaries(
     tx: &Transaction<'_>,
     workspace_id: Uuid,
@@ -99,10 +100,11 @@ pub async fn with_summaries(
            cs.organization_role, s.entries \
          FROM programs p LEFT JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
          LEFT JOIN program_clerk_sync cs ON cs.program_id = p.id \
-         CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE state = 'waiting') AS waiting, \
-              count(*) FILTER (WHERE state = 'selected') AS selected, \
-              count(*) FILTER (WHERE state = 'active') AS active, count(*) AS entries \
-              FROM entries WHERE program_id = p.id) s \
+         CROSS JOIN LATERAL (SELECT coalesce(sum(n) FILTER (WHERE state = 'waiting'), 0)::bigint AS waiting, \
+              coalesce(sum(n) FILTER (WHERE state = 'selected'), 0)::bigint AS selected, \
+              coalesce(sum(n) FILTER (WHERE state = 'active'), 0)::bigint AS active, \
+              coalesce(sum(n), 0)::bigint AS entries \
+              FROM program_entry_counts WHERE program_id = p.id) s \
          CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE delivery_recorded_at IS NULL) AS not_sent, \
               count(*) FILTER (WHERE expires_at <= $3::timestamptz + interval '{soon} hours') AS expiring_soon \
               FROM invitations WHERE program_id = p.id AND state = 'issued' AND expires_at > $3) o \
@@ -282,10 +284,12 @@ pub async fn intake_sources(
     Ok(client.query(&stmt, &[&program_id]).await?.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
 }
 
-/// Entries per state (states without entries are absent).
+/// Entries per state (states without entries are absent), from the counts the writing
+/// transactions keep (V101's `program_entry_counts`): one row per state, whatever the
+/// program's size.
 pub async fn state_counts(client: &impl GenericClient, program_id: Uuid) -> Result<Vec<(EntryState, i64)>> {
     let stmt =
-        client.prepare_cached("SELECT state, count(*) FROM entries WHERE program_id = $1 GROUP BY state").await?;
+        client.prepare_cached("SELECT state, n FROM program_entry_counts WHERE program_id = $1 AND n > 0").await?;
     Ok(client
         .query(&stmt, &[&program_id])
         .await?
