@@ -48,6 +48,11 @@ DECLARE
   db_email_entries uuid[];
   db_mailboxes text[];
   db_mailbox_entries uuid[];
+  -- Per element: the previous element with the same key, solution, email, mailbox.
+  prev_key integer[];
+  prev_pow integer[];
+  prev_email integer[];
+  prev_mailbox integer[];
   -- Per element: the outcome, the binding answered, the entry, its time (new rows only).
   outcomes text[] := array_fill(NULL::text, ARRAY[n]);
   replied bytea[] := array_fill(NULL::bytea, ARRAY[n]);
@@ -104,6 +109,17 @@ BEGIN
           WHERE m.program_id = p_program AND m.mailbox_key = ANY (p_mailbox_keys)
           ORDER BY m.mailbox_key, m.created_at, m.id) d;
 
+  -- Earlier elements with the same value, as chains (lag within each value), so that
+  -- each element looks only at its own kind in the batch, not at every earlier one.
+  SELECT array_agg(x.prev ORDER BY x.o) INTO prev_key FROM (SELECT u.o::integer,
+    lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_request_keys) WITH ORDINALITY u(v, o)) x;
+  SELECT array_agg(x.prev ORDER BY x.o) INTO prev_pow FROM (SELECT u.o::integer,
+    lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_pow_signatures) WITH ORDINALITY u(v, o)) x;
+  SELECT array_agg(x.prev ORDER BY x.o) INTO prev_email FROM (SELECT u.o::integer,
+    lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_emails) WITH ORDINALITY u(v, o)) x;
+  SELECT array_agg(x.prev ORDER BY x.o) INTO prev_mailbox FROM (SELECT u.o::integer,
+    lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_mailbox_keys) WITH ORDINALITY u(v, o)) x;
+
   v_at := clock_timestamp();
   v_bucket := date_trunc('hour', v_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
   SELECT coalesce(max(h.admitted_count), 0) INTO v_hour_count FROM intake_hours h
@@ -118,12 +134,9 @@ BEGIN
       replied[i] := db_bindings[j];
       CONTINUE;
     END IF;
-    j := NULL;
-    FOR k IN 1 .. i - 1 LOOP
-      IF p_request_keys[k] = p_request_keys[i] AND outcomes[k] IN ('admitted', 'duplicate') THEN
-        j := k;
-        EXIT;
-      END IF;
+    j := prev_key[i];
+    WHILE j IS NOT NULL AND outcomes[j] NOT IN ('admitted', 'duplicate') LOOP
+      j := prev_key[j];
     END LOOP;
     IF j IS NOT NULL THEN
       outcomes[i] := 'receipt';
@@ -136,13 +149,12 @@ BEGIN
         outcomes[i] := 'challenge_failed';
         CONTINUE;
       END IF;
-      FOR k IN 1 .. i - 1 LOOP
-        IF p_pow_signatures[k] = p_pow_signatures[i] AND outcomes[k] IN ('admitted', 'duplicate') THEN
-          outcomes[i] := 'challenge_failed';
-          EXIT;
-        END IF;
+      j := prev_pow[i];
+      WHILE j IS NOT NULL AND outcomes[j] NOT IN ('admitted', 'duplicate') LOOP
+        j := prev_pow[j];
       END LOOP;
-      IF outcomes[i] IS NOT NULL THEN
+      IF j IS NOT NULL THEN
+        outcomes[i] := 'challenge_failed';
         CONTINUE;
       END IF;
     END IF;
@@ -176,14 +188,13 @@ BEGIN
       entry_of[i] := db_email_entries[j];
       CONTINUE;
     END IF;
-    FOR k IN 1 .. i - 1 LOOP
-      IF new_entry[k] AND p_emails[k] = p_emails[i] THEN
-        outcomes[i] := 'duplicate';
-        entry_of[i] := entry_of[k];
-        EXIT;
-      END IF;
+    j := prev_email[i];
+    WHILE j IS NOT NULL AND NOT new_entry[j] LOOP
+      j := prev_email[j];
     END LOOP;
-    IF outcomes[i] IS NOT NULL THEN
+    IF j IS NOT NULL THEN
+      outcomes[i] := 'duplicate';
+      entry_of[i] := entry_of[j];
       CONTINUE;
     END IF;
     outcomes[i] := 'admitted';
@@ -198,11 +209,13 @@ BEGIN
       IF j IS NOT NULL THEN
         twin_of[i] := db_mailbox_entries[j];
       ELSE
-        FOR k IN 1 .. i - 1 LOOP
-          IF new_entry[k] AND p_mailbox_keys[k] = p_mailbox_keys[i] THEN
-            twin_of[i] := entry_of[k];
-            EXIT;
+        -- The earliest: walk the chain of earlier ones to its start.
+        j := prev_mailbox[i];
+        WHILE j IS NOT NULL LOOP
+          IF new_entry[j] THEN
+            twin_of[i] := entry_of[j];
           END IF;
+          j := prev_mailbox[j];
         END LOOP;
       END IF;
     END IF;
