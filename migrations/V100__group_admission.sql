@@ -111,14 +111,22 @@ BEGIN
 
   -- Earlier elements with the same value, as chains (lag within each value), so that
   -- each element looks only at its own kind in the batch, not at every earlier one.
-  SELECT array_agg(x.prev ORDER BY x.o) INTO prev_key FROM (SELECT u.o::integer,
-    lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_request_keys) WITH ORDINALITY u(v, o)) x;
-  SELECT array_agg(x.prev ORDER BY x.o) INTO prev_pow FROM (SELECT u.o::integer,
-    lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_pow_signatures) WITH ORDINALITY u(v, o)) x;
-  SELECT array_agg(x.prev ORDER BY x.o) INTO prev_email FROM (SELECT u.o::integer,
-    lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_emails) WITH ORDINALITY u(v, o)) x;
-  SELECT array_agg(x.prev ORDER BY x.o) INTO prev_mailbox FROM (SELECT u.o::integer,
-    lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_mailbox_keys) WITH ORDINALITY u(v, o)) x;
+  IF n > 1 THEN
+    SELECT array_agg(x.prev ORDER BY x.o) INTO prev_key FROM (SELECT u.o::integer,
+      lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_request_keys) WITH ORDINALITY u(v, o)) x;
+    SELECT array_agg(x.prev ORDER BY x.o) INTO prev_pow FROM (SELECT u.o::integer,
+      lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_pow_signatures) WITH ORDINALITY u(v, o)) x;
+    SELECT array_agg(x.prev ORDER BY x.o) INTO prev_email FROM (SELECT u.o::integer,
+      lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_emails) WITH ORDINALITY u(v, o)) x;
+    SELECT array_agg(x.prev ORDER BY x.o) INTO prev_mailbox FROM (SELECT u.o::integer,
+      lag(u.o::integer) OVER (PARTITION BY u.v ORDER BY u.o) AS prev FROM unnest(p_mailbox_keys) WITH ORDINALITY u(v, o)) x;
+  ELSE
+    -- A lone signup has no earlier element.
+    prev_key := ARRAY[NULL::integer];
+    prev_pow := prev_key;
+    prev_email := prev_key;
+    prev_mailbox := prev_key;
+  END IF;
 
   v_at := clock_timestamp();
   v_bucket := date_trunc('hour', v_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
