@@ -267,6 +267,10 @@ pub async fn intake_hours(client: &impl GenericClient, program_id: Uuid) -> Resu
 /// The program's entries of the last 48 UTC hours per source (`?ref=`) and hour:
 /// `(source, bucket_start, count)`, ordered by source then hour. Counted from the entries
 /// themselves (the hour counters do not know sources), so removed entries are not in it.
+/// The window's start is read from `statement_timestamp()` (stable within the statement),
+/// so it is an index condition on `(program_id, created_at)` and the read touches the
+/// window's entries only; `clock_timestamp()` (volatile) made it a filter over the whole
+/// program (94 ms against 10 ms at 100 000 entries, issue 28).
 pub async fn intake_sources(
     client: &impl GenericClient,
     program_id: Uuid,
@@ -276,7 +280,7 @@ pub async fn intake_sources(
             "SELECT source_ref, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, \
                     count(*) \
              FROM entries WHERE program_id = $1 \
-             AND created_at > date_trunc('hour', clock_timestamp() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' \
+             AND created_at > date_trunc('hour', statement_timestamp() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' \
                               - interval '48 hours' \
              GROUP BY 1, 2 ORDER BY 1 NULLS LAST, 2",
         )
