@@ -34,6 +34,7 @@ mod ops;
 mod pool;
 mod pow;
 mod programs;
+mod questions;
 mod queue;
 mod redeem;
 mod secrets_keyring;

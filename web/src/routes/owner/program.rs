@@ -81,6 +81,7 @@ fn Overview(
         embed_origins: None,
         seat_cap: None,
         clerk: None,
+        join_with: None,
     };
     let (open, access) = (p.signup_open, p.access_enabled);
     let toggle_open = {
