@@ -482,3 +482,40 @@ fn JoinSignedIn(program: PublicProgram) -> impl IntoView {
         </Show>
     }
 }
+
+/// The owner's choice of how applicants join (`joinWith`), on the program page.
+#[component]
+pub fn JoinWithForm(
+    p: shared::api::Program,
+    blank: shared::api::PatchProgramRequest,
+    pending: RwSignal<bool>,
+    change: Callback<(shared::api::PatchProgramRequest, &'static str)>,
+) -> impl IntoView {
+    use shared::questions::JoinWith;
+    let choice = RwSignal::new(p.join_with);
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let patch = shared::api::PatchProgramRequest { join_with: Some(choice.get_untracked()), ..blank.clone() };
+        change.run((patch, "How applicants join is saved."));
+    };
+    let option = move |value: JoinWith, id: &'static str, text: &'static str| {
+        view! {
+            <div class="check">
+                <input id=id type="radio" name="join-with" prop:checked=move || choice.get() == value
+                    on:change=move |_| choice.set(value)/>
+                <label for=id>{text}</label>
+            </div>
+        }
+    };
+    view! {
+        <form class="card form" method="post" on:submit=save>
+            <h2>"How applicants join"</h2>
+            <fieldset>
+                <legend class="sr-only">"How applicants join"</legend>
+                {option(JoinWith::Email, "join-with-email", "With any email address they type (the default)")}
+                {option(JoinWith::Account, "join-with-account", "Signed in, with an address their account has confirmed — the entry records it")}
+            </fieldset>
+            <button type="submit" disabled=move || pending.get()>"Save how applicants join"</button>
+        </form>
+    }
+}
