@@ -212,10 +212,13 @@ fn questions_problem(e: &QuestionsError) -> String {
     }
 }
 
-/// The owner's editor of a new notice version's questions, with the form's preview.
+/// The owner's editor of a new notice version's questions, with the form's preview. The
+/// rows are drawn again only when questions are added, removed or moved (`layout`), so
+/// typing in a row never replaces the field being typed in.
 #[component]
 pub fn QuestionsEditor(questions: RwSignal<Vec<Question>>) -> impl IntoView {
     let preview = RwSignal::new(Answers::new());
+    let layout = RwSignal::new(0_u32);
     let add = move |_| {
         questions.update(|qs| {
             let n = (1..).find(|n| !qs.iter().any(|q| q.id == format!("q{n}"))).unwrap_or(1);
@@ -227,10 +230,13 @@ pub fn QuestionsEditor(questions: RwSignal<Vec<Question>>) -> impl IntoView {
                 choices: None,
                 max_length: None,
             });
-        })
+        });
+        layout.update(|v| *v += 1);
     };
     let rows = move || {
-        questions.get().into_iter().enumerate().map(|(i, q)| view! { <QuestionRow i q questions/> }).collect_view()
+        layout.track();
+        let n = questions.with_untracked(Vec::len);
+        (0..n).map(|i| view! { <QuestionRow i questions layout/> }).collect_view()
     };
     let trouble = move || questions.with(|qs| check_questions(qs).err().map(|e| questions_problem(&e)));
     view! {
@@ -248,7 +254,7 @@ pub fn QuestionsEditor(questions: RwSignal<Vec<Question>>) -> impl IntoView {
                     if qs.is_empty() {
                         view! { <p class="muted">"No questions: the form asks only for the email address."</p> }.into_any()
                     } else if check_questions(&qs).is_err() {
-                        view! { <p class="muted">"Fix the questions above to see the preview."</p> }.into_any()
+                        view! { <p class="muted">"Complete the questions above to see the preview."</p> }.into_any()
                     } else {
                         view! { <QuestionFields questions=qs answers=preview prefix="preview"/> }.into_any()
                     }
@@ -258,8 +264,11 @@ pub fn QuestionsEditor(questions: RwSignal<Vec<Question>>) -> impl IntoView {
     }
 }
 
+/// A change to the list of questions itself (a move, a removal).
+type Reorder = Box<dyn FnOnce(&mut Vec<Question>)>;
+
 #[component]
-fn QuestionRow(i: usize, q: Question, questions: RwSignal<Vec<Question>>) -> impl IntoView {
+fn QuestionRow(i: usize, questions: RwSignal<Vec<Question>>, layout: RwSignal<u32>) -> impl IntoView {
     let n = i + 1;
     let edit = move |f: Box<dyn FnOnce(&mut Question)>| {
         questions.update(|qs| {
@@ -268,16 +277,51 @@ fn QuestionRow(i: usize, q: Question, questions: RwSignal<Vec<Question>>) -> imp
             }
         })
     };
-    let choices_text = q.choices().join("\n");
-    let has_choices = q.kind.has_choices();
-    let max = q.max_length.map(|m| m.to_string()).unwrap_or_default();
-    let bounds = q.kind.length_bounds();
+    let q = questions.with_untracked(|qs| qs.get(i).cloned()).unwrap_or_else(|| Question {
+        id: String::new(),
+        kind: QuestionKind::ShortText,
+        label: String::new(),
+        required: false,
+        choices: None,
+        max_length: None,
+    });
+    let kind = Memo::new(move |_| questions.with(|qs| qs.get(i).map_or(QuestionKind::ShortText, |q| q.kind)));
+    let restructure = move |f: Reorder| {
+        questions.update(|qs| f(qs));
+        layout.update(|v| *v += 1);
+    };
+    let choices_field = move || {
+        kind.get().has_choices().then(|| {
+            let text = questions.with_untracked(|qs| qs.get(i).map(|q| q.choices().join("\n")).unwrap_or_default());
+            view! {
+                <label for=format!("q{n}-choices")>"Choices, one per line"</label>
+                <textarea id=format!("q{n}-choices") rows="3" prop:value=text
+                    on:input=move |ev| {
+                        let list: Vec<String> = event_target_value(&ev).lines().map(str::trim)
+                            .filter(|l| !l.is_empty()).map(str::to_owned).collect();
+                        edit(Box::new(move |q| q.choices = Some(list)))
+                    }></textarea>
+            }
+        })
+    };
+    let length_field = move || {
+        kind.get().length_bounds().map(|(low, high, default)| {
+            view! {
+                <label for=format!("q{n}-max")>{format!("Longest answer, in characters ({low}–{high}; {default} if empty)")}</label>
+                <input id=format!("q{n}-max") type="number" min=low.to_string() max=high.to_string()
+                    on:input=move |ev| {
+                        let v = event_target_value(&ev).trim().parse::<u32>().ok();
+                        edit(Box::new(move |q| q.max_length = v))
+                    }/>
+            }
+        })
+    };
     view! {
         <div class="question-row card">
-            <h4>{format!("Question {n}")}</h4>
+            <h3>{format!("Question {n}")}</h3>
             <label for=format!("q{n}-label")>"Question"</label>
             <input id=format!("q{n}-label") type="text" maxlength="200" prop:value=q.label.clone()
-                on:change=move |ev| { let v = event_target_value(&ev); edit(Box::new(move |q| q.label = v)) }/>
+                on:input=move |ev| { let v = event_target_value(&ev); edit(Box::new(move |q| q.label = v)) }/>
             <label for=format!("q{n}-kind")>"Kind of answer"</label>
             <select id=format!("q{n}-kind") on:change=move |ev| {
                 if let Ok(kind) = event_target_value(&ev).parse::<QuestionKind>() {
@@ -292,26 +336,11 @@ fn QuestionRow(i: usize, q: Question, questions: RwSignal<Vec<Question>>) -> imp
                     <option value=k.as_str() selected=q.kind == k>{k.title()}</option>
                 }).collect_view()}
             </select>
-            {has_choices.then(|| view! {
-                <label for=format!("q{n}-choices")>"Choices, one per line"</label>
-                <textarea id=format!("q{n}-choices") rows="3" prop:value=choices_text
-                    on:change=move |ev| {
-                        let list: Vec<String> = event_target_value(&ev).lines().map(str::trim)
-                            .filter(|l| !l.is_empty()).map(str::to_owned).collect();
-                        edit(Box::new(move |q| q.choices = Some(list)))
-                    }></textarea>
-            })}
-            {bounds.map(|(low, high, default)| view! {
-                <label for=format!("q{n}-max")>{format!("Longest answer, in characters ({low}–{high}; {default} if empty)")}</label>
-                <input id=format!("q{n}-max") type="number" min=low.to_string() max=high.to_string() prop:value=max
-                    on:change=move |ev| {
-                        let v = event_target_value(&ev).trim().parse::<u32>().ok();
-                        edit(Box::new(move |q| q.max_length = v))
-                    }/>
-            })}
+            {choices_field}
+            {length_field}
             <label for=format!("q{n}-id")>"Short name (the CSV column)"</label>
             <input id=format!("q{n}-id") type="text" maxlength="32" spellcheck="false" class="mono" prop:value=q.id.clone()
-                on:change=move |ev| { let v = event_target_value(&ev).trim().to_owned(); edit(Box::new(move |q| q.id = v)) }/>
+                on:input=move |ev| { let v = event_target_value(&ev).trim().to_owned(); edit(Box::new(move |q| q.id = v)) }/>
             <div class="check">
                 <input id=format!("q{n}-required") type="checkbox" prop:checked=q.required
                     on:change=move |ev| { let on = event_target_checked(&ev); edit(Box::new(move |q| q.required = on)) }/>
@@ -319,9 +348,9 @@ fn QuestionRow(i: usize, q: Question, questions: RwSignal<Vec<Question>>) -> imp
             </div>
             <div class="row">
                 <button type="button" class="secondary" disabled=i == 0
-                    on:click=move |_| questions.update(|qs| qs.swap(i - 1, i))>{format!("Move question {n} up")}</button>
+                    on:click=move |_| restructure(Box::new(move |qs| qs.swap(i - 1, i)))>{format!("Move question {n} up")}</button>
                 <button type="button" class="secondary"
-                    on:click=move |_| questions.update(|qs| { qs.remove(i); })>{format!("Remove question {n}")}</button>
+                    on:click=move |_| restructure(Box::new(move |qs| { qs.remove(i); }))>{format!("Remove question {n}")}</button>
             </div>
         </div>
     }
@@ -451,6 +480,7 @@ fn JoinSignedIn(program: PublicProgram) -> impl IntoView {
             let purpose = purpose.clone();
             view! {
                 <form class="card form" method="post" novalidate on:submit=submit.clone()>
+                    <h2>"Your confirmed address"</h2>
                     <fieldset>
                         <legend>"Join with this confirmed address"</legend>
                         {addresses}
