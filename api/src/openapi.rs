@@ -72,6 +72,7 @@ static DOCUMENT: OnceLock<String> = OnceLock::new();
 /// worker collects the same document; the first one kept is served.
 pub fn publish(mut doc: Document) {
     DOCUMENT.get_or_init(|| {
+        crate::http::methods::learn(&doc);
         EdgeAnswers.modify(&mut doc);
         let mut json: serde_json::Value = serde_json::to_value(&doc).expect("the OpenAPI document serializes");
         json["webhooks"] = webhooks();

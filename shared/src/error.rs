@@ -117,6 +117,8 @@ pub enum ErrorCode {
     BeaconUnavailable,
     /// A workspace already has [`crate::integrations::MAX_WEBHOOKS_PER_WORKSPACE`] webhook endpoints.
     WebhookLimit,
+    // 405: a known path asked with a method it does not serve (with `Allow`).
+    MethodNotAllowed,
     // 413, 415
     PayloadTooLarge,
     UnsupportedMediaType,
