@@ -137,7 +137,8 @@ pub struct Webhook {
     pub events: Vec<WebhookEventType>,
     pub program_ids: Option<Vec<Uuid>>,
     pub enabled: bool,
-    /// `owner` (turned off) or `failing` (disabled after failing for 3 days).
+    /// `owner` (turned off), `failing` (disabled after failing for 3 days) or `gone` (the
+    /// receiver answered `410 Gone`).
     pub disabled_reason: Option<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub failing_since: Option<Timestamp>,

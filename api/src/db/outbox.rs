@@ -206,6 +206,8 @@ pub enum Next {
     /// Due again after this many seconds.
     RetryIn(f64),
     Failed,
+    /// Failed, and the webhook endpoint answered `410 Gone`: it is disabled (`gone`).
+    Gone,
 }
 
 /// Gives back a claimed delivery that was not attempted (another delivery of its
@@ -224,7 +226,8 @@ pub async fn defer(client: &Client, delivery: &Claimed, secs: f64) -> Result<()>
 
 /// Records an attempt and, if `claim` still holds the lease, the delivery's next state;
 /// for a webhook, the endpoint's health: a success clears its failure record, a failure
-/// starts one, and an endpoint failing for `disable_after_days` is disabled.
+/// starts one, an endpoint failing for `disable_after_days` is disabled, and one that
+/// answered `410 Gone` is disabled at once.
 pub async fn finish(
     tx: &Transaction<'_>,
     delivery: &Claimed,
@@ -235,7 +238,17 @@ pub async fn finish(
     // Endpoint before delivery: the order a cascading endpoint delete locks them in.
     // The endpoint's lease goes with its delivery's (when this claim still holds it).
     if let Some(endpoint) = &delivery.endpoint {
-        if next == Next::Delivered {
+        if next == Next::Gone {
+            tx.execute(
+                "UPDATE webhook_endpoints SET enabled = false, \
+                   disabled_reason = CASE WHEN enabled THEN 'gone' ELSE disabled_reason END, \
+                   lease_claim = CASE WHEN lease_claim = $2 THEN NULL ELSE lease_claim END, \
+                   leased_until = CASE WHEN lease_claim = $2 THEN NULL ELSE leased_until END \
+                 WHERE id = $1",
+                &[&endpoint.id, &delivery.claim],
+            )
+            .await?;
+        } else if next == Next::Delivered {
             tx.execute(
                 "UPDATE webhook_endpoints SET failing_since = NULL, \
                    lease_claim = CASE WHEN lease_claim = $2 THEN NULL ELSE lease_claim END, \
@@ -261,7 +274,7 @@ pub async fn finish(
     let (state, retry_in) = match next {
         Next::Delivered => ("delivered", 0.0),
         Next::RetryIn(secs) => ("pending", secs),
-        Next::Failed => ("failed", 0.0),
+        Next::Failed | Next::Gone => ("failed", 0.0),
     };
     let updated = tx
         .execute(

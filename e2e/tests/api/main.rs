@@ -44,4 +44,5 @@ mod server_api;
 mod signup;
 mod spa;
 mod webhook_fairness;
+mod webhook_standards;
 mod webhooks;

@@ -1,0 +1,102 @@
+//! What the Standard Webhooks senders do beyond delivering (issue 30 items 4–7), against
+//! real receivers: a `410 Gone` disables the endpoint at once; a `429`/`503` with
+//! `Retry-After` is waited out; the test event; recovery of what a disabled endpoint
+//! missed; Ed25519 (`v1a`) signatures.
+
+use crate::support::receiver::Receiver;
+use crate::support::{eventually, Owner, TestApp};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// An owner with an open program `slug` and a steady receiver subscribed to everything.
+async fn subscribed(app: &TestApp, slug: &str) -> (Owner, Uuid, Receiver, Uuid) {
+    let (owner, ws) = app.owner("owner@example.com").await;
+    owner.open_program(ws, slug).await;
+    let receiver = Receiver::start().await;
+    receiver.steady();
+    let created = owner.create_webhook(ws, &receiver.url()).await;
+    receiver.trust(&created.secret);
+    (owner, ws, receiver, created.webhook.id)
+}
+
+/// Waits until the receiver accepted `n` messages; answers the last one's webhook-id.
+async fn accepted(receiver: &Receiver, n: usize) -> String {
+    eventually(&format!("{n} messages accepted"), Duration::from_secs(30), || async {
+        let log = receiver.log.lock().unwrap();
+        (log.accepted.len() >= n).then(|| log.accepted[n - 1].0.clone())
+    })
+    .await
+}
+
+/// The time between the first and the second request of `id`.
+fn gap(receiver: &Receiver, id: &str) -> Duration {
+    let at = receiver.arrivals_of(id);
+    assert!(at.len() >= 2, "{id} was requested {} times", at.len());
+    at[1] - at[0]
+}
+
+#[tokio::test]
+async fn a_receivers_410_disables_the_endpoint_at_once() {
+    let app = TestApp::spawn().await;
+    let (owner, ws, receiver, hook) = subscribed(&app, "gone-beta").await;
+    receiver.script(&[(410, None)]);
+    app.signup("gone-beta", "ann@example.com").await;
+
+    let disabled = eventually("the endpoint disabled", Duration::from_secs(20), || async {
+        owner.webhooks(ws).await.into_iter().find(|w| w.id == hook && !w.enabled)
+    })
+    .await;
+    assert_eq!(disabled.disabled_reason.as_deref(), Some("gone"));
+    let deliveries = owner.deliveries(ws, hook).await.deliveries;
+    assert_eq!(deliveries.len(), 1);
+    assert_eq!(deliveries[0].state, "failed", "not retried");
+    assert_eq!(deliveries[0].attempts.len(), 1);
+    assert_eq!(deliveries[0].attempts[0].status_code, Some(410));
+
+    app.signup("gone-beta", "bob@example.com").await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(receiver.log.lock().unwrap().arrivals.len(), 1, "nothing more was sent to a gone endpoint");
+}
+
+#[tokio::test]
+async fn a_receivers_retry_after_delays_the_next_attempt_at_least_that_long() {
+    // The schedule is scaled down a thousandfold: 5 ms after a first failure.
+    let app = TestApp::spawn().await;
+    let (owner, ws, receiver, hook) = subscribed(&app, "wait-beta").await;
+
+    receiver.script(&[(429, Some("2"))]);
+    app.signup("wait-beta", "ann@example.com").await;
+    let first = accepted(&receiver, 1).await;
+    assert!(
+        gap(&receiver, &first) >= Duration::from_millis(1950),
+        "429 Retry-After: 2 waited {:?}",
+        gap(&receiver, &first)
+    );
+
+    // The HTTP-date form, with a 503.
+    let at = chrono::Utc::now() + chrono::Duration::seconds(3);
+    let date = at.format("%a, %d %b %Y %H:%M:%S GMT").to_string();
+    receiver.script(&[(503, Some(&date))]);
+    app.signup("wait-beta", "bob@example.com").await;
+    let second = accepted(&receiver, 2).await;
+    assert!(
+        gap(&receiver, &second) >= Duration::from_millis(1950),
+        "503 until {date} waited {:?}",
+        gap(&receiver, &second)
+    );
+
+    // Without Retry-After the schedule applies.
+    receiver.script(&[(503, None)]);
+    app.signup("wait-beta", "cy@example.com").await;
+    let third = accepted(&receiver, 3).await;
+    assert!(gap(&receiver, &third) < Duration::from_millis(1500), "a plain 503 waited {:?}", gap(&receiver, &third));
+
+    let deliveries = eventually("three deliveries recorded delivered", Duration::from_secs(10), || async {
+        let d = owner.deliveries(ws, hook).await.deliveries;
+        (d.len() == 3 && d.iter().all(|d| d.state == "delivered")).then_some(d)
+    })
+    .await;
+    let statuses: Vec<Option<i32>> =
+        deliveries.iter().rev().flat_map(|d| d.attempts.iter().map(|a| a.status_code)).collect();
+    assert_eq!(statuses, [Some(429), Some(204), Some(503), Some(204), Some(503), Some(204)]);
+}
