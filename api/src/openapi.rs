@@ -386,7 +386,12 @@ fn webhooks() -> serde_json::Value {
             "responses": {"2XX": {"description": "Received; any other answer (or none within 5 s) is retried."}}
         }})
     };
-    shared::integrations::WebhookEventType::ALL.iter().map(|t| (t.as_str().to_owned(), operation(t.as_str()))).collect()
+    use shared::integrations::WebhookEventType;
+    WebhookEventType::ALL
+        .iter()
+        .chain(&[WebhookEventType::WebhookTest])
+        .map(|t| (t.as_str().to_owned(), operation(t.as_str())))
+        .collect()
 }
 
 #[cfg(test)]

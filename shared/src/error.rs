@@ -117,6 +117,8 @@ pub enum ErrorCode {
     BeaconUnavailable,
     /// A workspace already has [`crate::integrations::MAX_WEBHOOKS_PER_WORKSPACE`] webhook endpoints.
     WebhookLimit,
+    /// The endpoint is disabled: enable it first (a test or a recovery is not sent to it).
+    WebhookDisabled,
     // 405: a known path asked with a method it does not serve (with `Allow`).
     MethodNotAllowed,
     // 413, 415

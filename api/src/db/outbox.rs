@@ -39,7 +39,8 @@ pub struct OutboxEvent {
     pub id: Uuid,
     pub event_type: String,
     pub workspace_id: Uuid,
-    pub program_id: Uuid,
+    /// None for a `webhook.test`.
+    pub program_id: Option<Uuid>,
     pub payload: Value,
 }
 
@@ -296,8 +297,8 @@ pub async fn finish(
             &[&delivery.id, &attempt.status_code, &attempt.outcome, &attempt.latency_ms],
         )
         .await?;
-    if let Some(row) = recorded {
-        clerk_sync_log::insert(tx, row.get(0), delivery.event.program_id, &attempt.calls).await?;
+    if let (Some(row), Some(program_id)) = (recorded, delivery.event.program_id) {
+        clerk_sync_log::insert(tx, row.get(0), program_id, &attempt.calls).await?;
     }
     Ok(())
 }
@@ -333,4 +334,25 @@ pub async fn make_due(tx: &Transaction<'_>, retry: Retry, now: DateTime<Utc>, ma
     let mut params: Vec<&(dyn ToSql + Sync)> = vec![&now, &max_attempts];
     params.extend(ids);
     Ok(tx.execute(&stmt, &params).await? == 1)
+}
+
+/// Queues a `webhook.test` event (`payload`) for the one endpoint, due now; answers the
+/// event id and the delivery id.
+pub async fn enqueue_test(
+    tx: &Transaction<'_>,
+    workspace_id: Uuid,
+    endpoint_id: Uuid,
+    payload: &Value,
+    now: DateTime<Utc>,
+) -> Result<(Uuid, i64)> {
+    let row = tx
+        .query_one(
+            "WITH ev AS (INSERT INTO outbox_events (workspace_id, event_type, payload, created_at) \
+               VALUES ($1, 'webhook.test', $3, $4) RETURNING id) \
+             INSERT INTO outbox_deliveries (event_id, target_kind, endpoint_id, workspace_id, next_attempt_at, created_at) \
+             SELECT ev.id, 'webhook', $2, $1, $4, $4 FROM ev RETURNING event_id, id",
+            &[&workspace_id, &endpoint_id, &payload, &now],
+        )
+        .await?;
+    Ok((row.get(0), row.get(1)))
 }

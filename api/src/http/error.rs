@@ -304,6 +304,7 @@ impl From<WebhookError> for ApiError {
             WebhookError::NotFound => ApiError::NotFound,
             WebhookError::InvalidUrl => ApiError::BadRequest(ErrorCode::InvalidUrl),
             WebhookError::RefusedUrl => ApiError::BadRequest(ErrorCode::WebhookUrlRefused),
+            WebhookError::Disabled => ApiError::Conflict(ErrorCode::WebhookDisabled),
             WebhookError::InvalidEvents => ApiError::BadRequest(ErrorCode::InvalidEvents),
             WebhookError::InvalidProgramIds => ApiError::BadRequest(ErrorCode::InvalidProgramIds),
             WebhookError::Limit => ApiError::Conflict(ErrorCode::WebhookLimit),

@@ -5,6 +5,8 @@
 
 use crate::support::receiver::Receiver;
 use crate::support::{eventually, Owner, TestApp};
+use serde_json::json;
+use shared::integrations::{WebhookEventType, WebhookTestResponse};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -99,4 +101,40 @@ async fn a_receivers_retry_after_delays_the_next_attempt_at_least_that_long() {
     let statuses: Vec<Option<i32>> =
         deliveries.iter().rev().flat_map(|d| d.attempts.iter().map(|a| a.status_code)).collect();
     assert_eq!(statuses, [Some(429), Some(204), Some(503), Some(204), Some(503), Some(204)]);
+}
+
+#[tokio::test]
+async fn the_test_event_goes_to_that_endpoint_only_and_shows_in_its_log() {
+    let app = TestApp::spawn().await;
+    let (owner, ws, receiver, hook) = subscribed(&app, "test-beta").await;
+    let other = Receiver::start().await;
+    other.steady();
+    let other_hook = owner.create_webhook(ws, &other.url()).await;
+    other.trust(&other_hook.secret);
+
+    let path = format!("/api/owner/workspaces/{ws}/webhooks/{hook}/test");
+    let sent: WebhookTestResponse = owner.post(&path, &json!({})).await.expect(202);
+    assert!(sent.message_id.starts_with("msg_"));
+    let id = accepted(&receiver, 1).await;
+    assert_eq!(id, sent.message_id);
+    let body = receiver.log.lock().unwrap().accepted[0].1.clone();
+    assert_eq!(body["type"], "webhook.test");
+    assert_eq!(body["data"], json!({"workspaceId": ws, "webhookId": hook}), "the documented payload");
+    assert!(body["timestamp"].is_string());
+
+    let log = eventually("the test delivered in the log", Duration::from_secs(10), || async {
+        let d = owner.deliveries(ws, hook).await.deliveries;
+        d.into_iter().find(|d| d.message_id == sent.message_id && d.state == "delivered")
+    })
+    .await;
+    assert_eq!((log.id, log.event_type), (sent.delivery_id, WebhookEventType::WebhookTest));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(other.log.lock().unwrap().arrivals.is_empty(), "the other endpoint got nothing");
+    assert!(owner.deliveries(ws, other_hook.webhook.id).await.deliveries.is_empty());
+
+    // Another workspace's owner gets the uniform 404; a disabled endpoint is 409.
+    let (stranger, _) = app.owner("stranger@example.com").await;
+    stranger.post(&path, &json!({})).await.expect_error(404, "not_found");
+    owner.patch(&format!("/api/owner/workspaces/{ws}/webhooks/{hook}"), &json!({"enabled": false})).await.assert(200);
+    owner.post(&path, &json!({})).await.expect_error(409, "webhook_disabled");
 }

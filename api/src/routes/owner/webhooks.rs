@@ -14,7 +14,7 @@ use actix_web::{delete, get, patch, post, web, HttpResponse};
 use serde::Deserialize;
 use shared::integrations::{
     CreateWebhookRequest, DeliveriesResponse, DeliveryAttempt, UpdateWebhookRequest, Webhook, WebhookDelivery,
-    WebhookEventType, WebhookWithSecret,
+    WebhookEventType, WebhookTestResponse, WebhookWithSecret,
 };
 use shared::ErrorCode;
 use uuid::Uuid;
@@ -162,8 +162,20 @@ async fn retry(
     Ok(HttpResponse::Accepted().json(serde_json::json!({})))
 }
 
+#[utoipa::path(operation_id = "testWebhook", responses(
+    (status = 202, description = "A `webhook.test` message is queued for this endpoint only (`data`: `workspaceId`, `webhookId`), signed and retried like any other and listed in its delivery log.", body = WebhookTestResponse),
+    (status = 409, description = "`webhook_disabled`: enable the endpoint first."),
+))]
+#[post("/owner/workspaces/{id}/webhooks/{webhookId}/test")]
+async fn test(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
+    let sent = webhooks::send_test(&state.pool, &session.user_id, path.into_inner()).await?;
+    Ok(HttpResponse::Accepted()
+        .json(WebhookTestResponse { message_id: webhook_message_id(sent.event_id), delivery_id: sent.delivery_id }))
+}
+
 pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(create)
+        .service(test)
         .service(list)
         .service(update)
         .service(remove)
