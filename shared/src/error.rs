@@ -73,6 +73,8 @@ pub enum ErrorCode {
     InvalidClosesAt,
     /// A pasted beacon that is not the draw's round, not hex, or whose signature does not verify.
     InvalidBeacon,
+    /// A recovery's `since` that is not an RFC 3339 time.
+    InvalidSince,
     // 401
     SignedOut,
     /// The admission hook's call had a wrong or stale signature, or a replayed id.

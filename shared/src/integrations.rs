@@ -116,6 +116,25 @@ pub struct WebhookData {
     pub revision: Option<i64>,
 }
 
+/// `POST …/webhooks/{webhookId}/recover`: re-send what the endpoint has not acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecoverWebhookRequest {
+    /// RFC 3339: every event of the endpoint's subscription since then that it has not
+    /// acknowledged (skipped while it was disabled, failed, or still pending) is sent again.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub since: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RecoverWebhookResponse {
+    /// How many messages are due again, each with its original `webhook-id`, in order.
+    pub recovered: i64,
+}
+
 /// The answer to `POST …/webhooks/{webhookId}/test`: the test message, queued for that
 /// endpoint only (it shows in its delivery log).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,7 +221,8 @@ pub struct WebhookDelivery {
     /// The `webhook-id` header, stable across retries.
     pub message_id: String,
     pub event_type: WebhookEventType,
-    /// `pending`, `delivered` or `failed`.
+    /// `pending`, `delivered`, `failed`, or `skipped` (the event happened while the endpoint
+    /// was disabled: recorded, not sent; `…/recover` sends it).
     pub state: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,

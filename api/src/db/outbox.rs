@@ -356,3 +356,27 @@ pub async fn enqueue_test(
         .await?;
     Ok((row.get(0), row.get(1)))
 }
+
+/// Makes every delivery to the endpoint of an event since `since` that it has not
+/// acknowledged (skipped while it was disabled, failed, or pending and not in flight) due
+/// at `now`, in their original order (the claim takes an endpoint's equal-due deliveries
+/// by id); a skipped or failed one starts the schedule afresh. Answers how many.
+pub async fn recover(
+    tx: &Transaction<'_>,
+    workspace_id: Uuid,
+    endpoint_id: Uuid,
+    since: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<u64> {
+    Ok(tx
+        .execute(
+            "UPDATE outbox_deliveries d SET next_attempt_at = $4, finished_at = NULL, \
+               attempts = CASE WHEN d.state = 'pending' THEN d.attempts ELSE 0 END, state = 'pending' \
+             FROM outbox_events e, webhook_endpoints w \
+             WHERE e.id = d.event_id AND w.id = d.endpoint_id AND w.workspace_id = $1 AND d.endpoint_id = $2 \
+               AND e.created_at >= $3 AND d.state <> 'delivered' \
+               AND (d.claimed_until IS NULL OR d.claimed_until < clock_timestamp())",
+            &[&workspace_id, &endpoint_id, &since, &now],
+        )
+        .await?)
+}

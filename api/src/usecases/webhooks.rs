@@ -267,3 +267,24 @@ pub async fn send_test(
     })
     .await
 }
+
+/// Sends again every event of the endpoint's subscription since `since` that it has not
+/// acknowledged — those recorded while it was disabled included — each with its original
+/// `webhook-id`, in order ([`outbox::recover`]). The endpoint must be enabled.
+pub async fn recover(
+    pool: &Pool,
+    user_id: &str,
+    (workspace_id, id): (Uuid, Uuid),
+    since: chrono::DateTime<chrono::Utc>,
+) -> Result<u64, WebhookError> {
+    owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        let endpoint = webhooks::get(w.tx, workspace_id, id).await?.ok_or(WebhookError::NotFound)?;
+        if !endpoint.enabled {
+            return Err(WebhookError::Disabled);
+        }
+        let recovered = outbox::recover(w.tx, workspace_id, id, since, w.now).await?;
+        workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.recovered", Some(id), w.now).await?;
+        Ok(recovered)
+    })
+    .await
+}

@@ -6,7 +6,7 @@
 use crate::support::receiver::Receiver;
 use crate::support::{eventually, Owner, TestApp};
 use serde_json::json;
-use shared::integrations::{WebhookEventType, WebhookTestResponse};
+use shared::integrations::{RecoverWebhookResponse, WebhookEventType, WebhookTestResponse};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -137,4 +137,49 @@ async fn the_test_event_goes_to_that_endpoint_only_and_shows_in_its_log() {
     stranger.post(&path, &json!({})).await.expect_error(404, "not_found");
     owner.patch(&format!("/api/owner/workspaces/{ws}/webhooks/{hook}"), &json!({"enabled": false})).await.assert(200);
     owner.post(&path, &json!({})).await.expect_error(409, "webhook_disabled");
+}
+
+#[tokio::test]
+async fn events_missed_while_disabled_are_recorded_and_recovered_in_order_with_their_ids() {
+    let app = TestApp::spawn().await;
+    let (owner, ws, receiver, hook) = subscribed(&app, "recover-beta").await;
+    let endpoint = format!("/api/owner/workspaces/{ws}/webhooks/{hook}");
+    app.signup("recover-beta", "a@example.com").await;
+    let a = accepted(&receiver, 1).await;
+
+    owner.patch(&endpoint, &json!({"enabled": false})).await.assert(200);
+    for email in ["b0@example.com", "b1@example.com", "b2@example.com"] {
+        app.signup("recover-beta", email).await;
+    }
+    let log = owner.deliveries(ws, hook).await.deliveries;
+    assert_eq!(log.len(), 4, "the events of a disabled endpoint's subscription are recorded");
+    let (b2, b1, b0) = (&log[0], &log[1], &log[2]);
+    for d in [b0, b1, b2] {
+        assert_eq!(d.state, "skipped");
+        assert!(d.attempts.is_empty());
+    }
+    owner
+        .post(&format!("{endpoint}/recover"), &json!({"since": b1.created_at}))
+        .await
+        .expect_error(409, "webhook_disabled");
+
+    owner.patch(&endpoint, &json!({"enabled": true})).await.assert(200);
+    app.signup("recover-beta", "e@example.com").await;
+    let e = accepted(&receiver, 2).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.log.lock().unwrap().arrivals.len(), 2, "re-enabling does not send what was skipped");
+
+    owner.post(&format!("{endpoint}/recover"), &json!({"since": "yesterday"})).await.expect_error(400, "invalid_since");
+    let recovered: RecoverWebhookResponse =
+        owner.post(&format!("{endpoint}/recover"), &json!({"since": b1.created_at})).await.expect(202);
+    assert_eq!(recovered.recovered, 2, "b1 and b2: b0 is older, a and e were acknowledged");
+    accepted(&receiver, 4).await;
+    let order: Vec<String> = receiver.log.lock().unwrap().accepted.iter().map(|(id, _)| id.clone()).collect();
+    assert_eq!(order, [a, e, b1.message_id.clone(), b2.message_id.clone()], "original ids, in order");
+    let log = eventually("the recovered deliveries recorded", Duration::from_secs(10), || async {
+        let log = owner.deliveries(ws, hook).await.deliveries;
+        (log.iter().filter(|d| d.state == "delivered").count() == 4).then_some(log)
+    })
+    .await;
+    assert_eq!(log.iter().find(|d| d.id == b0.id).unwrap().state, "skipped");
 }
