@@ -72,6 +72,7 @@ static DOCUMENT: OnceLock<String> = OnceLock::new();
 /// worker collects the same document; the first one kept is served.
 pub fn publish(mut doc: Document) {
     DOCUMENT.get_or_init(|| {
+        crate::http::methods::learn(&doc);
         EdgeAnswers.modify(&mut doc);
         let mut json: serde_json::Value = serde_json::to_value(&doc).expect("the OpenAPI document serializes");
         json["webhooks"] = webhooks();
@@ -385,7 +386,12 @@ fn webhooks() -> serde_json::Value {
             "responses": {"2XX": {"description": "Received; any other answer (or none within 5 s) is retried."}}
         }})
     };
-    shared::integrations::WebhookEventType::ALL.iter().map(|t| (t.as_str().to_owned(), operation(t.as_str()))).collect()
+    use shared::integrations::WebhookEventType;
+    WebhookEventType::ALL
+        .iter()
+        .chain(&[WebhookEventType::WebhookTest])
+        .map(|t| (t.as_str().to_owned(), operation(t.as_str())))
+        .collect()
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@ use crate::api::Timestamp;
 /// multiplies its share by.
 pub const MAX_WEBHOOKS_PER_WORKSPACE: usize = 20;
 
-/// The event types an endpoint subscribes to (wire names `entry.created` …).
+/// The event types an endpoint subscribes to (wire names `entry.created` …), and
+/// `webhook.test`, which only the owner's test sends (never subscribed to).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum WebhookEventType {
@@ -36,9 +37,13 @@ pub enum WebhookEventType {
     GrantRevoked,
     #[serde(rename = "content.published")]
     ContentPublished,
+    /// Sent to one endpoint by `POST …/webhooks/{webhookId}/test`.
+    #[serde(rename = "webhook.test")]
+    WebhookTest,
 }
 
 impl WebhookEventType {
+    /// The types an endpoint may subscribe to.
     pub const ALL: [WebhookEventType; 9] = [
         WebhookEventType::EntryCreated,
         WebhookEventType::EntrySelected,
@@ -62,11 +67,13 @@ impl WebhookEventType {
             WebhookEventType::GrantCreated => "grant.created",
             WebhookEventType::GrantRevoked => "grant.revoked",
             WebhookEventType::ContentPublished => "content.published",
+            WebhookEventType::WebhookTest => "webhook.test",
         }
     }
 
+    /// Every type a delivery may carry: the subscribable ones and the test.
     pub fn parse(s: &str) -> Option<WebhookEventType> {
-        WebhookEventType::ALL.into_iter().find(|t| t.as_str() == s)
+        WebhookEventType::ALL.into_iter().chain([WebhookEventType::WebhookTest]).find(|t| t.as_str() == s)
     }
 }
 
@@ -87,7 +94,12 @@ pub struct WebhookPayload {
 #[serde(rename_all = "camelCase")]
 pub struct WebhookData {
     pub workspace_id: Uuid,
-    pub program_id: Uuid,
+    /// The program of the change (every type but `webhook.test`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub program_id: Option<Uuid>,
+    /// The endpoint a `webhook.test` was sent to.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub webhook_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub entry_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -102,6 +114,36 @@ pub struct WebhookData {
     /// The content revision, for `content.published`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub revision: Option<i64>,
+}
+
+/// `POST …/webhooks/{webhookId}/recover`: re-send what the endpoint has not acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecoverWebhookRequest {
+    /// RFC 3339: every event of the endpoint's subscription since then that it has not
+    /// acknowledged (skipped while it was disabled, failed, or still pending) is sent again.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub since: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RecoverWebhookResponse {
+    /// How many messages are due again, each with its original `webhook-id`, in order.
+    pub recovered: i64,
+}
+
+/// The answer to `POST …/webhooks/{webhookId}/test`: the test message, queued for that
+/// endpoint only (it shows in its delivery log).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookTestResponse {
+    /// Its `webhook-id`.
+    pub message_id: String,
+    pub delivery_id: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,7 +179,8 @@ pub struct Webhook {
     pub events: Vec<WebhookEventType>,
     pub program_ids: Option<Vec<Uuid>>,
     pub enabled: bool,
-    /// `owner` (turned off) or `failing` (disabled after failing for 3 days).
+    /// `owner` (turned off), `failing` (disabled after failing for 3 days) or `gone` (the
+    /// receiver answered `410 Gone`).
     pub disabled_reason: Option<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub failing_since: Option<Timestamp>,
@@ -178,7 +221,8 @@ pub struct WebhookDelivery {
     /// The `webhook-id` header, stable across retries.
     pub message_id: String,
     pub event_type: WebhookEventType,
-    /// `pending`, `delivered` or `failed`.
+    /// `pending`, `delivered`, `failed`, or `skipped` (the event happened while the endpoint
+    /// was disabled: recorded, not sent; `…/recover` sends it).
     pub state: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,

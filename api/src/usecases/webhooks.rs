@@ -36,6 +36,9 @@ use_case_error! {
         /// The workspace has `MAX_WEBHOOKS_PER_WORKSPACE` endpoints already.
         #[error("webhook limit reached")]
         Limit,
+        /// A test or a recovery for a disabled endpoint (it would never be claimed).
+        #[error("webhook disabled")]
+        Disabled,
     }
 }
 
@@ -224,6 +227,64 @@ pub async fn retry(
         }
         workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.delivery_retried", Some(id), w.now).await?;
         Ok(())
+    })
+    .await
+}
+
+/// The `webhook.test` message queued by [`send_test`]: its event id (the `webhook-id`
+/// basis) and its delivery.
+#[derive(Debug, Clone, Copy)]
+pub struct TestMessage {
+    pub event_id: Uuid,
+    pub delivery_id: i64,
+}
+
+/// The documented `webhook.test` body: the workspace and the endpoint, nothing else.
+pub fn test_payload(workspace_id: Uuid, endpoint_id: Uuid, now: chrono::DateTime<chrono::Utc>) -> serde_json::Value {
+    serde_json::json!({
+        "type": WebhookEventType::WebhookTest.as_str(),
+        "timestamp": now.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
+        "data": {"workspaceId": workspace_id, "webhookId": endpoint_id},
+    })
+}
+
+/// Queues a `webhook.test` event for this one endpoint, due now, signed and retried like
+/// any other delivery and listed in its delivery log. A disabled endpoint is refused.
+pub async fn send_test(
+    pool: &Pool,
+    user_id: &str,
+    (workspace_id, id): (Uuid, Uuid),
+) -> Result<TestMessage, WebhookError> {
+    owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        let endpoint = webhooks::get(w.tx, workspace_id, id).await?.ok_or(WebhookError::NotFound)?;
+        if !endpoint.enabled {
+            return Err(WebhookError::Disabled);
+        }
+        let payload = test_payload(workspace_id, id, w.now);
+        let (event_id, delivery_id) = outbox::enqueue_test(w.tx, workspace_id, id, &payload, w.now).await?;
+        workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.tested", Some(id), w.now).await?;
+        Ok(TestMessage { event_id, delivery_id })
+    })
+    .await
+}
+
+/// Sends again every event of the endpoint's subscription since `since` that it has not
+/// acknowledged — those recorded while it was disabled included — each with its original
+/// `webhook-id`, in order ([`outbox::recover`]). The endpoint must be enabled.
+pub async fn recover(
+    pool: &Pool,
+    user_id: &str,
+    (workspace_id, id): (Uuid, Uuid),
+    since: chrono::DateTime<chrono::Utc>,
+) -> Result<u64, WebhookError> {
+    owner::on_workspace::<_, WebhookError, _>(pool, user_id, workspace_id, Strength::Update, async |w| {
+        let endpoint = webhooks::get(w.tx, workspace_id, id).await?.ok_or(WebhookError::NotFound)?;
+        if !endpoint.enabled {
+            return Err(WebhookError::Disabled);
+        }
+        let recovered = outbox::recover(w.tx, workspace_id, id, since, w.now).await?;
+        workspace_audit::record(w.tx, workspace_id, w.staff_id, "webhook.recovered", Some(id), w.now).await?;
+        Ok(recovered)
     })
     .await
 }

@@ -77,7 +77,7 @@ async fn the_document_names_the_security_schemes_csrf_header_and_error_body() {
         assert!(v1["responses"][status].is_object(), "access check: {status}");
     }
     let webhooks = doc["webhooks"].as_object().expect("top-level webhooks");
-    assert_eq!(webhooks.len(), 9);
+    assert_eq!(webhooks.len(), 10, "nine subscribable types and webhook.test");
     let created = &webhooks["grant.created"]["post"];
     assert_eq!(
         created["requestBody"]["content"]["application/json"]["schema"]["$ref"],

@@ -1,6 +1,7 @@
 //! A webhook receiver as an owner would run one: it verifies every Standard Webhooks
 //! signature itself (ring HMAC, not the server's code), answers 500 to the first request
-//! of each `webhook-id` (so every message needs a retry: "fails every other request"),
+//! of each `webhook-id` (so every message needs a retry: "fails every other request";
+//! or, [`Receiver::steady`], accepts at once), answers scripted statuses first,
 //! can be taken down (its port refuses connections) and brought back on the same port,
 //! and can hold requests (so a test can kill the sender mid-delivery).
 
@@ -25,6 +26,12 @@ pub struct Log {
     /// Ids whose request was held.
     pub held: Vec<String>,
     hold: Option<Duration>,
+    /// Answers to give, in order, before anything else: (status, `Retry-After`).
+    script: std::collections::VecDeque<(u16, Option<String>)>,
+    /// Answer 2xx at once, without failing each message's first request.
+    steady: bool,
+    /// Every signed request: (webhook-id, when it arrived).
+    pub arrivals: Vec<(String, std::time::Instant)>,
 }
 
 #[derive(Clone)]
@@ -63,9 +70,18 @@ async fn receive(req: HttpRequest, body: web::Bytes, log: web::Data<Arc<Mutex<Lo
             log.bad_signatures += 1;
             return HttpResponse::BadRequest().finish();
         }
+        log.arrivals.push((id.clone(), std::time::Instant::now()));
         let n = log.requests.entry(id.clone()).or_default();
         *n += 1;
-        if *n % 2 == 1 {
+        let first = *n % 2 == 1;
+        if let Some((status, retry_after)) = log.script.pop_front() {
+            let mut answer = HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap());
+            if let Some(value) = retry_after {
+                answer.insert_header(("retry-after", value));
+            }
+            return answer.finish();
+        }
+        if first && !log.steady {
             return HttpResponse::InternalServerError().finish();
         }
         if log.hold.is_some() {
@@ -106,6 +122,22 @@ impl Receiver {
     /// Holds every request it would accept for `hold` before answering.
     pub fn hold(&self, hold: Option<Duration>) {
         self.log.lock().unwrap().hold = hold;
+    }
+
+    /// Answers the next requests with these (status, `Retry-After`) before anything else.
+    pub fn script(&self, answers: &[(u16, Option<&str>)]) {
+        let mut log = self.log.lock().unwrap();
+        log.script.extend(answers.iter().map(|(s, r)| (*s, r.map(str::to_owned))));
+    }
+
+    /// Accepts every message at its first request (no failing first answer).
+    pub fn steady(&self) {
+        self.log.lock().unwrap().steady = true;
+    }
+
+    /// When each request of `id` arrived.
+    pub fn arrivals_of(&self, id: &str) -> Vec<std::time::Instant> {
+        self.log.lock().unwrap().arrivals.iter().filter(|(i, _)| i == id).map(|(_, at)| *at).collect()
     }
 
     /// Serves on its port (again).
