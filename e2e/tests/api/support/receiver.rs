@@ -34,6 +34,8 @@ pub struct Log {
     steady: bool,
     /// Every signed request: (webhook-id, when it arrived).
     pub arrivals: Vec<(String, std::time::Instant)>,
+    /// Every accepted request as it came: its three webhook headers and its body text.
+    pub raw: Vec<(serde_json::Map<String, Value>, String)>,
 }
 
 #[derive(Clone)]
@@ -112,7 +114,13 @@ async fn receive(req: HttpRequest, body: web::Bytes, log: web::Data<Arc<Mutex<Lo
         tokio::time::sleep(hold).await;
     }
     let value: Value = serde_json::from_slice(&body).expect("a JSON body");
-    log.lock().unwrap().accepted.push((id, value));
+    let headers = [("webhook-id", &id), ("webhook-timestamp", &ts), ("webhook-signature", &sigs)]
+        .map(|(k, v)| (k.to_owned(), Value::String(v.clone())))
+        .into_iter()
+        .collect();
+    let mut log = log.lock().unwrap();
+    log.raw.push((headers, String::from_utf8_lossy(&body).into_owned()));
+    log.accepted.push((id, value));
     HttpResponse::NoContent().finish()
 }
 
