@@ -93,13 +93,13 @@ ensure_npm_packages() {
 
 # The webhook library check (e2e/tests/api/webhook_libraries.rs): Standard Webhooks' official
 # Python library, cryptography (Ed25519) and jsonschema, pinned in e2e/webhooks/requirements.txt,
-# in a project-local virtual environment (.local/venv); the npm library comes with
+# in a project-local virtual environment of its own (.local/webhook-libs, apart from Schemathesis's); the npm library comes with
 # ensure_npm_packages (package.json).
 ensure_webhook_libraries() {
-  local venv="$root/.local/venv" wanted="$root/e2e/webhooks/requirements.txt"
+  local venv="$root/.local/webhook-libs" wanted="$root/e2e/webhooks/requirements.txt"
   if [[ ! -x "$venv/bin/python" ]]; then
     command -v python3 >/dev/null || apt_install python3 python3-venv
-    say "python3 -m venv .local/venv"
+    say "python3 -m venv .local/webhook-libs"
     mkdir -p "$root/.local"
     python3 -m venv "$venv" || { apt_install python3-venv; python3 -m venv "$venv"; }
   fi

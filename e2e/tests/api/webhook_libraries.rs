@@ -43,7 +43,7 @@ fn run(program: &str, args: &[&str]) {
 #[tokio::test]
 async fn the_official_libraries_verify_every_delivery_and_every_body_fits_its_schema() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    let python = root.join(".local/venv/bin/python");
+    let python = root.join(".local/webhook-libs/bin/python");
     assert!(python.exists(), "run scripts/test (or `source scripts/lib.sh; ensure_webhook_libraries`) first");
     let app = TestApp::spawn().await;
     let (owner, ws) = app.owner("owner@example.com").await;
