@@ -364,6 +364,15 @@ pub struct V1Entry {
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     pub notice_version: i32,
+    /// The answers to that notice version's questions, by question id (empty once
+    /// redacted).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, crate::questions::Answer>))]
+    pub answers: crate::questions::Answers,
+    /// When the entry joined signed in, with an address the account had verified.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub verified_at_join: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

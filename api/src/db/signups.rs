@@ -20,6 +20,7 @@ use super::Result;
 use crate::domain::{EntryState, InvitationState};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::{Client, GenericClient};
+use shared::questions::{JoinWith, Question};
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
@@ -32,30 +33,44 @@ pub struct Target {
 
 /// What admission reads before its transaction, for a *public* program only (active
 /// workspace, a published notice: what `GET` shows; anything else is `None`, the same
-/// 404): where to lock, whether `request_key` already has a committed receipt, and the
-/// proof of work the form asks for (plain reads, for the rate limiter and the challenge
-/// check; the transaction reads all of it again).
-#[derive(Debug, Clone, Copy)]
+/// 404): where to lock, whether `request_key` already has a committed receipt, the
+/// proof of work the form asks for, how applicants join, and the questions of the
+/// notice version the applicant answered (plain reads, for the rate limiter, the
+/// challenge and the answers' checks; the transaction reads the rest again, and a
+/// notice version never changes).
+#[derive(Debug, Clone)]
 pub struct Resolved {
     pub target: Target,
     pub committed: bool,
     pub pow_level: shared::edge::PowLevel,
+    pub join_with: JoinWith,
+    /// `None` when the program has no such notice version (the admission then refuses
+    /// it as outdated).
+    pub questions: Option<Vec<Question>>,
 }
 
-pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid) -> Result<Option<Resolved>> {
+pub async fn resolve(
+    client: &impl GenericClient,
+    slug: &str,
+    request_key: Uuid,
+    notice_version: i32,
+) -> Result<Option<Resolved>> {
     let stmt = client
         .prepare_cached(
             "SELECT p.id, p.workspace_id, EXISTS (SELECT 1 FROM signup_receipts r \
-               WHERE r.program_id = p.id AND r.request_key = $2), p.pow_level \
+               WHERE r.program_id = p.id AND r.request_key = $2), p.pow_level, p.join_with, \
+               (SELECT n.questions FROM notices n WHERE n.program_id = p.id AND n.version = $3) \
              FROM programs p JOIN workspaces w ON w.id = p.workspace_id AND w.active \
              WHERE p.public_slug = $1 AND p.current_notice_id IS NOT NULL",
         )
         .await?;
-    let row = client.query_opt(&stmt, &[&slug, &request_key]).await?;
+    let row = client.query_opt(&stmt, &[&slug, &request_key, &notice_version]).await?;
     Ok(row.map(|r| Resolved {
         target: Target { program_id: r.get(0), workspace_id: r.get(1) },
         committed: r.get(2),
         pow_level: r.get::<_, &str>(3).parse().expect("programs_pow_level constraint"),
+        join_with: r.get::<_, &str>(4).parse().expect("programs_join_with constraint"),
+        questions: r.get::<_, Option<serde_json::Value>>(5).map(super::programs::questions_of),
     }))
 }
 
@@ -83,6 +98,11 @@ pub struct Attempt<'a> {
     /// The verified proof of work's signature and expiry (`crate::pow`), to be recorded
     /// as spent (V42's `pow_spent`); `None` when the program asks for none.
     pub pow: Option<(&'a [u8], Option<DateTime<Utc>>)>,
+    /// The checked answers (`{}` for none) and whether the address is one the signed-in
+    /// applicant's account has verified: stored beside a new entry by
+    /// [`RECORD_ANSWERS`], in the same transaction.
+    pub answers: &'a serde_json::Value,
+    pub verified: bool,
 }
 
 /// What `admit_signup` decided, in the contract's order of decisions.
@@ -108,8 +128,22 @@ pub enum Decided {
 const ADMIT: &str =
     "SELECT outcome, stored_binding FROM admit_signup($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 
+/// The admission's hook for what the applicant said (V130's `record_signup_answers`):
+/// after the admission's writes, in its transaction, it stores the answers and the
+/// verified-at-join time of the entry this transaction created for the request key, and
+/// nothing for a replay, a known address or a refusal. Any admission writer calls it
+/// last, before COMMIT, with the same program and request key.
+pub const RECORD_ANSWERS: &str = "SELECT record_signup_answers($1, $2, $3, $4)";
+
+/// Whether an attempt has anything for [`RECORD_ANSWERS`] to store; without, the
+/// statement is not sent at all.
+fn records_answers(a: &Attempt<'_>) -> bool {
+    a.verified || a.answers.as_object().is_some_and(|o| !o.is_empty())
+}
+
 /// Runs the admission as one READ COMMITTED transaction in one round trip (see the
-/// module doc). A failure of the call turns the pipelined COMMIT into a rollback and is
+/// module doc); with answers or a verified address, [`RECORD_ANSWERS`] goes in the same
+/// pipeline, between the admission and COMMIT. A failure of the call turns the pipelined COMMIT into a rollback and is
 /// returned: a deadlock, or a counter guard that missed, is `DbError::Retry`; another
 /// writer's unique key is `DbError::Unique`.
 pub async fn admit(client: &Client, a: &Attempt<'_>) -> Result<Decided> {
@@ -129,13 +163,26 @@ pub async fn admit(client: &Client, a: &Attempt<'_>) -> Result<Decided> {
         &pow_signature,
         &pow_expires_at,
     ];
-    let (begin, row, commit) = futures_util::join!(
+    let record = match records_answers(a) {
+        true => Some(client.prepare_cached(RECORD_ANSWERS).await?),
+        false => None,
+    };
+    let record_params: [&(dyn ToSql + Sync); 4] = [&a.target.program_id, &a.request_key, &a.answers, &a.verified];
+    let recorded = async {
+        match &record {
+            Some(stmt) => client.execute(stmt, &record_params).await.map(|_| ()),
+            None => Ok(()),
+        }
+    };
+    let (begin, row, recorded, commit) = futures_util::join!(
         client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
         client.query_one(&stmt, &params),
+        recorded,
         client.batch_execute("COMMIT"),
     );
     begin?;
     let row = row?;
+    recorded?;
     commit?;
     Ok(match row.get::<_, &str>(0) {
         "not_found" => Decided::NotFound,

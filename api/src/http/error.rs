@@ -31,6 +31,10 @@ pub enum ApiError {
     /// Malformed body, field out of bounds, bad path or query parameter.
     #[error("bad request: {0}")]
     BadRequest(ErrorCode),
+    /// An answer to the form's questions is refused (400 `invalid_answer`); names the
+    /// question's id (the owner's, never the applicant's text) when the notice asks it.
+    #[error("invalid answer")]
+    InvalidAnswer(Option<String>),
     #[error("signed out")]
     Unauthorized,
     /// Authenticated but not allowed; also a bad Origin or CSRF token.
@@ -67,6 +71,7 @@ impl ApiError {
     fn code(&self) -> ErrorCode {
         match self {
             ApiError::BadRequest(code) | ApiError::Forbidden(code) | ApiError::Conflict(code) => *code,
+            ApiError::InvalidAnswer(_) => ErrorCode::InvalidAnswer,
             ApiError::Unauthorized => ErrorCode::SignedOut,
             ApiError::NotFound => ErrorCode::NotFound,
             ApiError::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
@@ -82,6 +87,10 @@ impl ApiError {
     fn message(&self) -> &'static str {
         match self {
             ApiError::BadRequest(_) => "The request is malformed or a field is out of bounds.",
+            ApiError::InvalidAnswer(Some(_)) => {
+                "An answer is missing, too long, not one of the choices or not of the right form."
+            }
+            ApiError::InvalidAnswer(None) => "An answer is for a question this notice does not ask.",
             ApiError::Unauthorized => "Sign in to continue.",
             ApiError::Forbidden(_) => "This action is not allowed.",
             ApiError::NotFound => "Not found.",
@@ -100,7 +109,7 @@ impl ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest(_) | ApiError::InvalidAnswer(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
@@ -139,7 +148,12 @@ impl ResponseError for ApiError {
         if matches!(self, ApiError::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
         }
-        response.json(ErrorBody { error: ErrorDetail { code: self.code(), message: self.message().to_owned() } })
+        let question = match self {
+            ApiError::InvalidAnswer(question) => question.clone(),
+            _ => None,
+        };
+        response
+            .json(ErrorBody { error: ErrorDetail { code: self.code(), message: self.message().to_owned(), question } })
     }
 }
 
@@ -192,6 +206,8 @@ impl From<AdmitError> for ApiError {
             AdmitError::Closed => ApiError::Conflict(ErrorCode::SignupClosed),
             AdmitError::NoticeOutdated => ApiError::Conflict(ErrorCode::NoticeOutdated),
             AdmitError::PermissionRequired => ApiError::Conflict(ErrorCode::PermissionRequired),
+            AdmitError::InvalidAnswer(e) => ApiError::InvalidAnswer(e.question().map(str::to_owned)),
+            AdmitError::AccountRequired => ApiError::Conflict(ErrorCode::AccountRequired),
             AdmitError::Capped => ApiError::TooManyRequests(None),
             AdmitError::RateLimited { retry_after } => ApiError::TooManyRequests(Some(retry_after)),
             AdmitError::Db(e) => e.into(),

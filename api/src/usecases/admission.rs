@@ -41,6 +41,7 @@ use crate::screening;
 use chrono::DateTime;
 use deadpool_postgres::Pool;
 use shared::api::PowLevel;
+use shared::questions::{check_answers, AnswerError, Answers, JoinWith};
 use shared::{EmailKey, SourceRef};
 use std::net::IpAddr;
 use uuid::Uuid;
@@ -57,6 +58,13 @@ pub enum AdmitError {
     NoticeOutdated,
     #[error("the box was not ticked")]
     PermissionRequired,
+    /// An answer to the notice's questions is refused; nothing was read under a lock or
+    /// written.
+    #[error(transparent)]
+    InvalidAnswer(#[from] AnswerError),
+    /// The program asks applicants to join signed in, with a verified address.
+    #[error("the program asks applicants to sign in")]
+    AccountRequired,
     #[error("a queue or hourly cap is reached")]
     Capped,
     /// The address's minute frees in `retry_after` seconds.
@@ -89,6 +97,12 @@ pub struct NewSignup {
     /// The solved challenge (ALTCHA payload); not part of the binding either: a replay
     /// needs none.
     pub altcha: Option<String>,
+    /// The answers as sent; checked against the notice version's questions (and
+    /// normalized) before anything is written, and then part of the binding.
+    pub answers: Answers,
+    /// The address is one the signed-in applicant's account has verified, looked up
+    /// fresh for this request (`joinWith: "account"`); the public form's is not.
+    pub verified: bool,
 }
 
 impl std::fmt::Debug for NewSignup {
@@ -99,25 +113,30 @@ impl std::fmt::Debug for NewSignup {
             .field("notice_version", &self.notice_version)
             .field("permission", &self.permission)
             .field("source", &self.source)
+            .field("answers", &self.answers.len())
+            .field("verified", &self.verified)
             .finish_non_exhaustive()
     }
 }
 
 impl NewSignup {
-    /// The receipt binding: HMAC over length-prefixed (program, key, email, version, choice).
-    fn binding(&self, key: &[u8], program_id: Uuid) -> Vec<u8> {
-        let version = self.notice_version.to_be_bytes();
-        crypto::binding(
-            key,
-            "signup-v1",
-            &[
-                program_id.as_bytes(),
-                self.request_key.as_bytes(),
-                self.email.as_str().as_bytes(),
-                &version,
-                &[u8::from(self.permission)],
-            ],
-        )
+    /// The receipt binding: HMAC over length-prefixed (program, key, email, version,
+    /// choice) and, when the applicant answered questions, the checked answers' canonical
+    /// JSON (sorted keys; several choices in the notice's order) under another purpose
+    /// tag. A signup without answers keeps the binding it always had, so keys committed
+    /// before questions existed still replay.
+    fn binding(&self, key: &[u8], program_id: Uuid, answers: &Answers) -> Vec<u8> {
+        let (version, choice) = (self.notice_version.to_be_bytes(), [u8::from(self.permission)]);
+        let mut parts: Vec<&[u8]> =
+            vec![program_id.as_bytes(), self.request_key.as_bytes(), self.email.as_str().as_bytes(), &version, &choice];
+        let canonical = serde_json::to_vec(answers).expect("answers serialize");
+        match answers.is_empty() {
+            true => crypto::binding(key, "signup-v1", &parts),
+            false => {
+                parts.push(&canonical);
+                crypto::binding(key, "signup-v2", &parts)
+            }
+        }
     }
 }
 
@@ -155,8 +174,10 @@ pub async fn sign_up(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup
 
 async fn admit(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> Result<Admission, AdmitError> {
     let conn = pool.get().await.map_err(DbError::from)?;
-    let resolved = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
+    let resolved =
+        signups::resolve(&conn, slug, signup.request_key, signup.notice_version).await?.ok_or(AdmitError::NotFound)?;
     let (target, committed) = (resolved.target, resolved.committed);
+    let answers = checked_answers(&resolved, signup)?;
     // The receipt lookup comes first: a committed key replays without solving again.
     let spend = match committed {
         true => None,
@@ -179,7 +200,8 @@ async fn admit(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> R
             }
         }
     }
-    let binding = signup.binding(gate.key, target.program_id);
+    let binding = signup.binding(gate.key, target.program_id, &answers);
+    let answers = serde_json::to_value(&answers).expect("answers serialize");
     let screening = screening::screen(&signup.email);
     let attempt = Attempt {
         target,
@@ -193,6 +215,8 @@ async fn admit(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> R
         mailbox_key: screening.mailbox_key.as_deref(),
         // An expiry out of chrono's range falls back to the admission's clock, in SQL.
         pow: spend.as_ref().map(|s| (s.signature.as_slice(), DateTime::from_timestamp(s.expires_at, 0))),
+        answers: &answers,
+        verified: signup.verified,
     };
     // The whole admission is one statement (V61's `admit_signup`) in one round trip.
     db::retrying(async || match signups::admit(&conn, &attempt).await? {
@@ -212,10 +236,28 @@ async fn admit(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> R
     .await
 }
 
+/// What is decided before the transaction about who is asking: a program that asks
+/// applicants to sign in refuses a new key from the public form (a committed key still
+/// replays), and the answers are checked against the questions of the notice version the
+/// applicant saw (versions never change, so this read needs no lock). A version the
+/// program does not have is outdated (its answers cannot be checked); a committed key
+/// goes on to its receipt.
+fn checked_answers(resolved: &signups::Resolved, signup: &NewSignup) -> Result<Answers, AdmitError> {
+    if !resolved.committed && resolved.join_with == JoinWith::Account && !signup.verified {
+        return Err(AdmitError::AccountRequired);
+    }
+    match (&resolved.questions, resolved.committed) {
+        (Some(questions), _) => Ok(check_answers(questions, &signup.answers)?),
+        (None, true) => Ok(signup.answers.clone()),
+        (None, false) => Err(AdmitError::NoticeOutdated),
+    }
+}
+
 /// The solved challenge's check (`crate::pow`): one HMAC and one hash, before any write;
 /// `None` when the program asks for no work.
 fn verify_work(key: &[u8], slug: &str, signup: &NewSignup, level: PowLevel) -> Result<Option<pow::Spend>, AdmitError> {
-    if pow::max_number(level).is_none() {
+    // A verified account is the stronger check: a signed-in join solves no puzzle.
+    if pow::max_number(level).is_none() || signup.verified {
         return Ok(None);
     }
     let now = chrono::Utc::now().timestamp();
@@ -238,6 +280,7 @@ fn outcome_label(outcome: &Result<Admission, AdmitError>) -> &'static str {
         Err(AdmitError::KeyReused) => "key_reused",
         Err(AdmitError::ChallengeFailed) => "challenge_failed",
         Err(AdmitError::Closed | AdmitError::NoticeOutdated | AdmitError::PermissionRequired) => "closed",
+        Err(AdmitError::InvalidAnswer(_) | AdmitError::AccountRequired) => "refused",
         Err(AdmitError::NotFound | AdmitError::Db(_)) => "failed",
     }
 }
@@ -255,9 +298,12 @@ mod tests {
             permission: true,
             source: None,
             altcha: None,
+            answers: [("why".to_owned(), shared::questions::Answer::Text("secret plans".into()))].into(),
+            verified: false,
         };
         for shown in [format!("{signup:?}"), format!("{signup:#?}")] {
             assert!(!shown.contains("alice") && !shown.contains("example"), "{shown}");
+            assert!(!shown.contains("secret"), "answers are personal data: {shown}");
             assert!(shown.contains("notice_version"), "{shown}");
         }
     }

@@ -261,6 +261,13 @@ fn routes(f: &Fixture) -> Vec<Route> {
         route(M::DELETE, "/api/owner/workspaces/{id}/api-keys/{keyId}", Owner, json!({})),
         route(M::POST, "/api/me/waitlist/{slug}/withdraw", Recipient, json!({})),
         route(M::POST, "/api/me/waitlist/{slug}/erase", Recipient, json!({})),
+        route(
+            M::POST,
+            "/api/me/waitlist/{slug}/join",
+            Recipient,
+            json!({"requestKey": Uuid::new_v4(), "email": "new@example.com", "noticeVersion": 1, "permission": true,
+                   "answers": {"why": "because"}}),
+        ),
     ]
 }
 

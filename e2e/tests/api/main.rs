@@ -35,6 +35,7 @@ mod ops;
 mod pool;
 mod pow;
 mod programs;
+mod questions;
 mod queue;
 mod rate_limit_fields;
 mod redeem;

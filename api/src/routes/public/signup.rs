@@ -24,15 +24,17 @@ impl TryFrom<SignupRequest> for NewSignup {
             // A source outside the grammar is dropped, never refused (issue 15).
             source: body.source.as_deref().and_then(SourceRef::parse),
             altcha: body.altcha,
+            answers: body.answers,
+            verified: false,
         })
     }
 }
 
 #[utoipa::path(operation_id = "signUp", request_body = SignupRequest, responses(
     (status = 202, description = "Received: the same answer for a new email, a known one and a replayed key.", body = SignupResponse),
-    (status = 400, description = "A bad email, or a missing, wrong, expired or reused proof-of-work solution (`challenge_failed`) for a new request key."),
+    (status = 400, description = "A bad email; an answer missing, too long, not one of the choices or for no question of the notice (`invalid_answer`, with `question` naming it); or a missing, wrong, expired or reused proof-of-work solution (`challenge_failed`) for a new request key. Nothing is written."),
     (status = 404, description = "Unknown slug, inactive workspace or no notice published (as its `GET`)."),
-    (status = 409, description = "The key is bound to other fields, or the form is closed, the notice outdated or `permission` not `true`."),
+    (status = 409, description = "The key is bound to other fields (the answers included), or the form is closed, the notice outdated or `permission` not `true`, or the program asks applicants to join signed in (`account_required`: `POST /api/me/waitlist/{slug}/join`)."),
     (status = 429, description = "A queue or hourly cap is reached, or too many new attempts from this address.", headers(("Retry-After" = u32, description = "Seconds to wait."))),
 ))]
 #[post("/public/programs/{slug}/signups")]
