@@ -12,8 +12,9 @@ use crate::identity::VerifiedUser;
 use crate::routes::views;
 use crate::state::AppState;
 use crate::usecases::admission::{self, Gate, NewSignup};
+use crate::usecases::metering::Meter;
 use crate::usecases::recipient;
-use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use actix_web::{get, post, web, HttpMessage, HttpRequest, HttpResponse};
 use shared::api::{AccountJoinRequest, OwnWaitlistStatus, SignupResponse, WithdrawResponse};
 use shared::{EmailKey, EntryState, ErrorCode, Slug, SourceRef};
 
@@ -81,10 +82,14 @@ async fn join(
     body: web::Json<AccountJoinRequest>,
 ) -> Result<HttpResponse> {
     let signup = AccountJoin(body.into_inner()).signup(&user)?;
+    // The same address counter as the public form, so the same RateLimit fields.
+    let meter = Meter::default();
+    req.extensions_mut().insert(meter.clone());
     let gate = Gate {
         key: &state.settings.hmac_key,
         per_minute: state.settings.signup_rate_per_minute,
         client: client_addr(&req, &state.settings.trusted_proxies),
+        meter: &meter,
     };
     admission::sign_up(&state.pool, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))
