@@ -146,6 +146,31 @@ pub struct WebhookTestResponse {
     pub delivery_id: i64,
 }
 
+/// How an endpoint's messages are signed (Standard Webhooks): `v1`, HMAC-SHA256 under a
+/// shared `whsec_` secret, or `v1a`, Ed25519, verified with the endpoint's `whpk_` public
+/// key alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum SignatureScheme {
+    #[default]
+    V1,
+    V1a,
+}
+
+impl SignatureScheme {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignatureScheme::V1 => "v1",
+            SignatureScheme::V1a => "v1a",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SignatureScheme> {
+        [SignatureScheme::V1, SignatureScheme::V1a].into_iter().find(|v| v.as_str() == s)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -157,6 +182,9 @@ pub struct CreateWebhookRequest {
     /// Only these programs of the workspace; every program when absent.
     #[serde(default)]
     pub program_ids: Option<Vec<Uuid>>,
+    /// `v1` (default) or `v1a`.
+    #[serde(default)]
+    pub signature: Option<SignatureScheme>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,6 +217,10 @@ pub struct Webhook {
     pub previous_secret_until: Option<Timestamp>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
+    pub signature: SignatureScheme,
+    /// For `v1a`: the current `whpk_` public key receivers verify with.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub public_key: Option<String>,
 }
 
 /// The answer to a create or a rotation: the signing secret, shown this once.
@@ -197,7 +229,8 @@ pub struct Webhook {
 #[serde(rename_all = "camelCase")]
 pub struct WebhookWithSecret {
     pub webhook: Webhook,
-    /// `whsec_` + base64 of the key (Standard Webhooks).
+    /// `v1`: `whsec_` + base64 of the key (Standard Webhooks), shown this once. `v1a`: the
+    /// new `whpk_` public key (the private key never leaves the server).
     pub secret: String,
 }
 

@@ -52,6 +52,8 @@ pub struct EndpointTarget {
     pub url: String,
     pub secret_sealed: Vec<u8>,
     pub previous_sealed: Option<Vec<u8>>,
+    /// `v1` (the sealed keys are HMAC keys) or `v1a` (Ed25519 seeds).
+    pub signature_scheme: String,
 }
 
 impl std::fmt::Debug for EndpointTarget {
@@ -73,7 +75,8 @@ const LEASE_AND_ANSWER: &str = "claimed AS ( \
        FROM pick WHERE d.id = pick.id \
        RETURNING d.id, d.attempts, d.target_kind, d.endpoint_id, d.event_id) \
      SELECT c.id, c.attempts, c.target_kind, e.id, e.event_type, e.workspace_id, e.program_id, e.payload, \
-       w.id, w.url, w.secret_sealed, CASE WHEN w.previous_secret_until > clock_timestamp() THEN w.previous_secret_sealed END \
+       w.id, w.url, w.secret_sealed, CASE WHEN w.previous_secret_until > clock_timestamp() THEN w.previous_secret_sealed END, \
+       w.signature_scheme \
      FROM claimed c JOIN outbox_events e ON e.id = c.event_id LEFT JOIN webhook_endpoints w ON w.id = c.endpoint_id \
      ORDER BY c.id";
 
@@ -154,6 +157,7 @@ fn claimed_from(rows: &[tokio_postgres::Row], claim: Uuid) -> Vec<Claimed> {
                 url: r.get(9),
                 secret_sealed: r.get(10),
                 previous_sealed: r.get(11),
+                signature_scheme: r.get(12),
             }),
         })
         .collect()

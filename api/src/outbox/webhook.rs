@@ -49,7 +49,10 @@ pub async fn deliver(state: &AppState, http: &reqwest::Client, d: &Claimed) -> O
     let body = serde_json::to_vec(&d.event.payload).expect("a JSON value serializes");
     let msg_id = message_id(d.event.id);
     let timestamp = chrono::Utc::now().timestamp();
-    let signature: Vec<String> = keys.iter().map(|k| standard_webhooks::sign(k, &msg_id, timestamp, &body)).collect();
+    let signature: Vec<String> = match endpoint.signature_scheme.as_str() {
+        "v1a" => keys.iter().filter_map(|k| standard_webhooks::sign_v1a(k, &msg_id, timestamp, &body)).collect(),
+        _ => keys.iter().map(|k| standard_webhooks::sign(k, &msg_id, timestamp, &body)).collect(),
+    };
     let sent = http
         .post(&endpoint.url)
         .header("content-type", "application/json")

@@ -45,5 +45,6 @@ mod server_api;
 mod signup;
 mod spa;
 mod webhook_fairness;
+mod webhook_libraries;
 mod webhook_standards;
 mod webhooks;

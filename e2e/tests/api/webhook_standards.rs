@@ -6,7 +6,9 @@
 use crate::support::receiver::Receiver;
 use crate::support::{eventually, Owner, TestApp};
 use serde_json::json;
-use shared::integrations::{RecoverWebhookResponse, WebhookEventType, WebhookTestResponse};
+use shared::integrations::{
+    RecoverWebhookResponse, SignatureScheme, WebhookEventType, WebhookTestResponse, WebhookWithSecret,
+};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -182,4 +184,49 @@ async fn events_missed_while_disabled_are_recorded_and_recovered_in_order_with_t
     })
     .await;
     assert_eq!(log.iter().find(|d| d.id == b0.id).unwrap().state, "skipped");
+}
+
+#[tokio::test]
+async fn a_v1a_endpoint_signs_with_ed25519_verified_by_its_public_key_through_a_rotation() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    owner.open_program(ws, "ed-beta").await;
+    let receiver = Receiver::start().await;
+    receiver.steady();
+    let body = json!({"url": receiver.url(), "events": ["entry.created"], "signature": "v1a"});
+    let created: WebhookWithSecret = owner.try_create_webhook(ws, &body).await.expect(201);
+    assert_eq!(created.webhook.signature, SignatureScheme::V1a);
+    assert!(created.secret.starts_with("whpk_"), "a v1a endpoint shows its public key: {}", created.secret);
+    assert_eq!(created.webhook.public_key.as_deref(), Some(created.secret.as_str()));
+    let hook = created.webhook.id;
+    let listed = owner.webhooks(ws).await;
+    assert_eq!(listed[0].public_key.as_deref(), Some(created.secret.as_str()), "a public key is no secret");
+    let sealed: Vec<u8> = app.scalar("SELECT secret_sealed FROM webhook_endpoints WHERE id = $1", &[&hook]).await;
+    assert!(sealed.len() > 32, "the private key is sealed");
+
+    receiver.trust_only_public(&created.secret);
+    app.signup("ed-beta", "ann@example.com").await;
+    accepted(&receiver, 1).await;
+    let header = receiver.log.lock().unwrap().bad_signatures;
+    assert_eq!(header, 0);
+
+    // Rotation: a new key pair; for a day both sign, so a receiver holding either verifies.
+    let rotated = owner.rotate_webhook_secret(ws, hook).await;
+    assert!(rotated.secret.starts_with("whpk_") && rotated.secret != created.secret);
+    assert_eq!(rotated.webhook.public_key.as_deref(), Some(rotated.secret.as_str()));
+    receiver.trust_only_public(&rotated.secret);
+    app.signup("ed-beta", "bob@example.com").await;
+    accepted(&receiver, 2).await;
+    receiver.trust_only_public(&created.secret);
+    app.signup("ed-beta", "cy@example.com").await;
+    accepted(&receiver, 3).await;
+    assert_eq!(receiver.log.lock().unwrap().bad_signatures, 0);
+    // A key that never signed for it is refused (the receiver answers 400, so it is retried).
+    let other = api::standard_webhooks::new_keypair().1;
+    receiver.trust_only_public(&api::standard_webhooks::public_key_text(&other));
+    app.signup("ed-beta", "dee@example.com").await;
+    eventually("a refused signature", Duration::from_secs(10), || async {
+        (receiver.log.lock().unwrap().bad_signatures > 0).then_some(())
+    })
+    .await;
 }

@@ -82,6 +82,7 @@ async fn join(
     body: web::Json<AccountJoinRequest>,
 ) -> Result<HttpResponse> {
     let signup = AccountJoin(body.into_inner()).signup(&user)?;
+    // The same address counter as the public form, so the same RateLimit fields.
     let meter = Meter::default();
     req.extensions_mut().insert(meter.clone());
     let gate = Gate {

@@ -14,7 +14,8 @@ use actix_web::{delete, get, patch, post, web, HttpResponse};
 use serde::Deserialize;
 use shared::integrations::{
     CreateWebhookRequest, DeliveriesResponse, DeliveryAttempt, RecoverWebhookRequest, RecoverWebhookResponse,
-    UpdateWebhookRequest, Webhook, WebhookDelivery, WebhookEventType, WebhookTestResponse, WebhookWithSecret,
+    SignatureScheme, UpdateWebhookRequest, Webhook, WebhookDelivery, WebhookEventType, WebhookTestResponse,
+    WebhookWithSecret,
 };
 use shared::ErrorCode;
 use uuid::Uuid;
@@ -30,6 +31,8 @@ fn view(row: EndpointRow) -> Webhook {
         failing_since: row.failing_since.map(rfc3339),
         previous_secret_until: row.previous_secret_until.map(rfc3339),
         created_at: rfc3339(row.created_at),
+        signature: SignatureScheme::parse(&row.signature_scheme).unwrap_or_default(),
+        public_key: row.public_key.as_deref().map(crate::standard_webhooks::public_key_text),
     }
 }
 
@@ -68,7 +71,8 @@ async fn create(
 ) -> Result<HttpResponse> {
     let body = body.into_inner();
     let allow_loopback = state.settings.integrations.allow_loopback;
-    let new = NewWebhook::parse(body.url, &body.events, body.program_ids, allow_loopback)?;
+    let scheme = body.signature.unwrap_or_default();
+    let new = NewWebhook::parse(body.url, &body.events, body.program_ids, allow_loopback)?.signed_with(scheme);
     let (row, secret) = webhooks::create(&state.pool, &state.keyring, &session.user_id, *id, &new).await?;
     Ok(HttpResponse::Created().json(WebhookWithSecret { webhook: view(row), secret: secret.reveal() }))
 }

@@ -18,6 +18,8 @@ use std::time::Duration;
 pub struct Log {
     /// Keys (decoded from `whsec_…`) that may sign.
     keys: Vec<Vec<u8>>,
+    /// Ed25519 public keys (decoded from `whpk_…`) whose `v1a` signatures are accepted.
+    public_keys: Vec<Vec<u8>>,
     /// Requests seen per webhook-id (any outcome).
     pub requests: HashMap<String, u32>,
     /// Every accepted (2xx) message: (webhook-id, body), in arrival order.
@@ -32,6 +34,8 @@ pub struct Log {
     steady: bool,
     /// Every signed request: (webhook-id, when it arrived).
     pub arrivals: Vec<(String, std::time::Instant)>,
+    /// Every accepted request as it came: its three webhook headers and its body text.
+    pub raw: Vec<(serde_json::Map<String, Value>, String)>,
 }
 
 #[derive(Clone)]
@@ -45,7 +49,24 @@ fn key_of(secret: &str) -> Vec<u8> {
     STANDARD.decode(secret.strip_prefix("whsec_").expect("a whsec_ secret")).expect("base64 key")
 }
 
-fn signed(keys: &[Vec<u8>], id: &str, ts: &str, sigs: &str, body: &[u8]) -> bool {
+fn signed(log: &Log, id: &str, ts: &str, sigs: &str, body: &[u8]) -> bool {
+    let message = [id.as_bytes(), b".", ts.as_bytes(), b".", body].concat();
+    let v1a = log.public_keys.iter().any(|k| {
+        let key = ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, k);
+        sigs.split(' ')
+            .filter_map(|s| s.strip_prefix("v1a,"))
+            .filter_map(|s| STANDARD.decode(s).ok())
+            .any(|sig| key.verify(&message, &sig).is_ok())
+    });
+    (v1a && fresh(ts)) || signed_v1(&log.keys, id, ts, sigs, body)
+}
+
+fn fresh(ts: &str) -> bool {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    ts.parse::<i64>().is_ok_and(|ts| (now - ts).abs() <= 300)
+}
+
+fn signed_v1(keys: &[Vec<u8>], id: &str, ts: &str, sigs: &str, body: &[u8]) -> bool {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     let Ok(ts_num) = ts.parse::<i64>() else { return false };
     if (now - ts_num).abs() > 300 {
@@ -66,7 +87,7 @@ async fn receive(req: HttpRequest, body: web::Bytes, log: web::Data<Arc<Mutex<Lo
     let (id, ts, sigs) = (header("webhook-id"), header("webhook-timestamp"), header("webhook-signature"));
     let hold = {
         let mut log = log.lock().unwrap();
-        if !signed(&log.keys, &id, &ts, &sigs, &body) {
+        if !signed(&log, &id, &ts, &sigs, &body) {
             log.bad_signatures += 1;
             return HttpResponse::BadRequest().finish();
         }
@@ -93,7 +114,13 @@ async fn receive(req: HttpRequest, body: web::Bytes, log: web::Data<Arc<Mutex<Lo
         tokio::time::sleep(hold).await;
     }
     let value: Value = serde_json::from_slice(&body).expect("a JSON body");
-    log.lock().unwrap().accepted.push((id, value));
+    let headers = [("webhook-id", &id), ("webhook-timestamp", &ts), ("webhook-signature", &sigs)]
+        .map(|(k, v)| (k.to_owned(), Value::String(v.clone())))
+        .into_iter()
+        .collect();
+    let mut log = log.lock().unwrap();
+    log.raw.push((headers, String::from_utf8_lossy(&body).into_owned()));
+    log.accepted.push((id, value));
     HttpResponse::NoContent().finish()
 }
 
@@ -112,6 +139,15 @@ impl Receiver {
     /// Accepts signatures made with `secret` (besides those accepted before).
     pub fn trust(&self, secret: &str) {
         self.log.lock().unwrap().keys.push(key_of(secret));
+    }
+
+    /// Accepts `v1a` signatures that verify with `public_key` (`whpk_…`) instead of any
+    /// earlier key.
+    pub fn trust_only_public(&self, public_key: &str) {
+        let key = STANDARD.decode(public_key.strip_prefix("whpk_").expect("a whpk_ key")).expect("base64 key");
+        let mut log = self.log.lock().unwrap();
+        log.public_keys = vec![key];
+        log.keys.clear();
     }
 
     /// Accepts only signatures made with `secret`.
