@@ -300,10 +300,12 @@ BEGIN
              ev_seqs[k], ev_prev_ids[k], ev_prev_hashes[k], ev_hashes[k]
       FROM generate_series(1, cardinality(ev_ids)) k ORDER BY k;
     PERFORM set_config('vestibule.prechained', '', true);
-    -- The outbox, as `outbox_enqueue` (V83) would have enqueued each `signup` event:
-    -- `entry.created` with the entry's state, when some enabled endpoint of the
-    -- workspace or an internal subscriber wants it; one delivery per target.
-    IF EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.workspace_id = p_workspace AND w.enabled
+    -- The outbox, as `outbox_enqueue` (V83, and V123 of issue 30, which every database
+    -- this function runs in has) would have enqueued each `signup` event: `entry.created`
+    -- with the entry's state, when some endpoint of the workspace subscribed to it or an
+    -- internal subscriber wants it; one delivery per target, a disabled endpoint's
+    -- `skipped` (recorded for its recovery, never claimed).
+    IF EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.workspace_id = p_workspace
                  AND 'entry.created' = ANY (w.event_types) AND (w.program_ids IS NULL OR p_program = ANY (w.program_ids)))
        OR EXISTS (SELECT 1 FROM outbox_internal_subscriptions s WHERE s.event_type = 'entry.created') THEN
       WITH ev AS (
@@ -316,14 +318,14 @@ BEGIN
                ev_at[k]
         FROM generate_series(1, cardinality(ev_ids)) k ORDER BY k
         RETURNING id, audit_event_id, created_at)
-      INSERT INTO outbox_deliveries (event_id, target_kind, endpoint_id, next_attempt_at, created_at)
-      SELECT t.event_id, t.target_kind, t.endpoint_id, t.at, t.at FROM (
+      INSERT INTO outbox_deliveries (event_id, target_kind, endpoint_id, state, next_attempt_at, created_at)
+      SELECT t.event_id, t.target_kind, t.endpoint_id, t.state, t.at, t.at FROM (
         SELECT ev.id AS event_id, ev.audit_event_id, 0 AS part, 'webhook' AS target_kind, w.id AS endpoint_id,
-               ev.created_at AS at
-        FROM ev JOIN webhook_endpoints w ON w.workspace_id = p_workspace AND w.enabled
+               CASE WHEN w.enabled THEN 'pending' ELSE 'skipped' END AS state, ev.created_at AS at
+        FROM ev JOIN webhook_endpoints w ON w.workspace_id = p_workspace
           AND 'entry.created' = ANY (w.event_types) AND (w.program_ids IS NULL OR p_program = ANY (w.program_ids))
         UNION ALL
-        SELECT ev.id, ev.audit_event_id, 1, s.target_kind, NULL, ev.created_at
+        SELECT ev.id, ev.audit_event_id, 1, s.target_kind, NULL, 'pending', ev.created_at
         FROM ev JOIN outbox_internal_subscriptions s ON s.event_type = 'entry.created') t
       ORDER BY t.audit_event_id, t.part;
     END IF;

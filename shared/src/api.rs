@@ -3,6 +3,7 @@
 //! into domain values at the edge. Timestamps travel as RFC 3339 strings.
 
 pub use crate::edge::*;
+use crate::questions::{Answers, JoinWith, Question};
 use crate::states::{ActorKind, EntryState, EventType, InvitationState};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -47,6 +48,10 @@ pub struct PublicProgram {
     /// frame posts its height only to one of them.
     #[serde(default)]
     pub embed_origins: Vec<String>,
+    /// `account`: the form signs the applicant in and joins with one of their verified
+    /// addresses (`POST /api/me/waitlist/{slug}/join`); the public signup refuses.
+    #[serde(default)]
+    pub join_with: JoinWith,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +73,32 @@ pub struct SignupRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub altcha: Option<String>,
+    /// The answers to the notice's questions, by question id: a string, or a list of
+    /// strings for `manyChoices`. Part of the request key's binding.
+    #[serde(default, skip_serializing_if = "Answers::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, crate::questions::Answer>))]
+    pub answers: Answers,
+}
+
+/// `POST /api/me/waitlist/{slug}/join`: a signed-in applicant joins with one of their
+/// account's currently verified addresses (programs with `joinWith: "account"`, and
+/// any other).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AccountJoinRequest {
+    pub request_key: Uuid,
+    /// One of the account's verified addresses.
+    #[cfg_attr(feature = "openapi", schema(min_length = 3, max_length = 254))]
+    pub email: String,
+    pub notice_version: i32,
+    pub permission: bool,
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 40))]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "Answers::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, crate::questions::Answer>))]
+    pub answers: Answers,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -245,6 +276,9 @@ pub struct PatchProgramRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_items = 10))]
     pub embed_origins: Option<Vec<String>>,
+    /// How applicants join: `email` or `account`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_with: Option<JoinWith>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -287,6 +321,9 @@ pub struct Notice {
     pub retention_text: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub published_at: Timestamp,
+    /// The questions this version asks (part of its immutable snapshot).
+    #[serde(default)]
+    pub questions: Vec<Question>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -318,6 +355,9 @@ pub struct Program {
     /// "On grant, in Clerk", when on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clerk: Option<crate::clerk_sync::ClerkSyncSetting>,
+    /// How applicants join: `email` (default) or `account` (signed in, a verified address).
+    #[serde(default)]
+    pub join_with: JoinWith,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -330,6 +370,10 @@ pub struct PublishNoticeRequest {
     pub contact_text: String,
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 1000))]
     pub retention_text: String,
+    /// At most 10 questions for the form (`shared::questions` has the rules).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(max_items = 10))]
+    pub questions: Vec<Question>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -354,6 +398,14 @@ pub struct EntrySummary {
     /// With `possible_duplicate`: the program's earliest entry of the same mailbox.
     #[serde(default)]
     pub duplicate_of: Option<Uuid>,
+    /// The answers to its notice version's questions (empty once redacted).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, crate::questions::Answer>))]
+    pub answers: Answers,
+    /// When it joined signed in, with an address its account had verified.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub verified_at_join: Option<Timestamp>,
 }
 
 /// What the queue shows of an entry's issued invitation: when it expires and whether the
@@ -453,6 +505,13 @@ pub struct EntryDetail {
     pub flags: Vec<EntryFlag>,
     #[serde(default)]
     pub duplicate_of: Option<Uuid>,
+    /// The answers to `notice.questions` (empty once redacted).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, crate::questions::Answer>))]
+    pub answers: Answers,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub verified_at_join: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -761,6 +820,15 @@ pub struct EntrySearch {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::queue::InvitationFilter>))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invitation: Option<String>,
+    /// With `choice`: only entries whose answer to this question (its id) is, or
+    /// includes, that choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<String>,
+    /// Only entries that joined with a verified account (`true`) or not (`false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
 }
 
 #[cfg(test)]

@@ -18,6 +18,10 @@ pub struct ErrorDetail {
     pub code: ErrorCode,
     /// Generic text, safe to show; never contains input or personal data.
     pub message: String,
+    /// With `invalid_answer`: the id of the question whose answer is refused (the
+    /// owner's id, never the applicant's text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
 }
 
 /// Every code the API sends, by the status it comes with (SPEC §6.1).
@@ -73,6 +77,15 @@ pub enum ErrorCode {
     InvalidClosesAt,
     /// A pasted beacon that is not the draw's round, not hex, or whose signature does not verify.
     InvalidBeacon,
+    /// A notice's questions break `shared::questions`'s rules.
+    InvalidQuestions,
+    /// A missing required answer, an unknown choice, an answer too long or of the wrong
+    /// form; `question` names it.
+    InvalidAnswer,
+    /// The joining address is not one of the account's verified addresses.
+    EmailNotVerified,
+    /// A recovery's `since` that is not an RFC 3339 time.
+    InvalidSince,
     // 401
     SignedOut,
     /// The admission hook's call had a wrong or stale signature, or a replayed id.
@@ -98,6 +111,8 @@ pub enum ErrorCode {
     ContentRequired,
     SeatCapBelowUse,
     InvalidTransition,
+    /// The program asks applicants to join signed in (`joinWith: "account"`).
+    AccountRequired,
     ExpiryOutOfRange,
     NoSeatAvailable,
     InvitationOutstanding,
@@ -117,6 +132,10 @@ pub enum ErrorCode {
     BeaconUnavailable,
     /// A workspace already has [`crate::integrations::MAX_WEBHOOKS_PER_WORKSPACE`] webhook endpoints.
     WebhookLimit,
+    /// The endpoint is disabled: enable it first (a test or a recovery is not sent to it).
+    WebhookDisabled,
+    // 405: a known path asked with a method it does not serve (with `Allow`).
+    MethodNotAllowed,
     // 413, 415
     PayloadTooLarge,
     UnsupportedMediaType,

@@ -12,6 +12,7 @@ pub mod email;
 pub mod error;
 pub mod history;
 pub mod integrations;
+pub mod questions;
 pub mod queue;
 pub mod slug;
 pub mod source_ref;

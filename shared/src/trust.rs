@@ -87,6 +87,14 @@ pub struct ExportedEntry {
     /// Lottery tickets of this entry.
     #[serde(default)]
     pub draws: Vec<OwnDrawTicket>,
+    /// The answers given to `notice.questions` (empty once redacted).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, crate::questions::Answer>))]
+    pub answers: crate::questions::Answers,
+    /// When the entry joined signed in, with an address the account had verified.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub verified_at_join: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,12 +4,13 @@
 //! checkpoint is a prefix of today's chain: the chain recomputed from the rows alone
 //! must reach the checkpoint's event after exactly its count, with exactly its hash.
 
-use crate::chain::{StoredEvent, Walker};
+use crate::chain::Walker;
+use crate::db::audit_chain::{stored_event, EVENT_COLUMNS};
 use futures_util::{pin_mut, TryStreamExt};
 use shared::trust::{AuditCheckpoint, CHECKPOINT_FORMAT};
 use std::collections::HashMap;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, Row};
+use tokio_postgres::Client;
 use uuid::Uuid;
 
 /// A checkpoint file as given on the command line.
@@ -26,26 +27,6 @@ pub fn read_checkpoint(path: &std::path::Path) -> anyhow::Result<SavedCheckpoint
         serde_json::from_str(&text).with_context(|| format!("{} is not an audit checkpoint", path.display()))?;
     anyhow::ensure!(checkpoint.format == CHECKPOINT_FORMAT, "{}: unknown checkpoint format", path.display());
     Ok(SavedCheckpoint { file: path.display().to_string(), checkpoint })
-}
-
-const EVENTS: &str = "SELECT id, program_id, chain_seq, prev_id, entry_id, actor_kind, actor_staff_id, event_type, \
-     event_at, details::text, prev_hash, hash FROM audit_events ORDER BY program_id NULLS FIRST, id";
-
-fn stored(r: &Row) -> StoredEvent {
-    StoredEvent {
-        id: r.get(0),
-        program_id: r.get(1),
-        chain_seq: r.get(2),
-        prev_id: r.get(3),
-        entry_id: r.get(4),
-        actor_kind: r.get(5),
-        actor_staff_id: r.get(6),
-        event_type: r.get(7),
-        event_at: r.get(8),
-        details: r.get(9),
-        prev_hash: r.get(10),
-        hash: r.get(11),
-    }
 }
 
 /// Checkpoint event id → the chain recomputed there: (count, head).
@@ -69,11 +50,12 @@ pub async fn verify(client: &Client, checkpoints: &[SavedCheckpoint]) -> anyhow:
     let mut reached: HashMap<Option<Uuid>, Points> = HashMap::new();
     let mut failed = 0;
     let mut chains = 0;
-    let rows = client.query_raw(EVENTS, std::iter::empty::<&(dyn ToSql + Sync)>()).await?;
+    let events = format!("SELECT {EVENT_COLUMNS} FROM audit_events ORDER BY program_id NULLS FIRST, id");
+    let rows = client.query_raw(events.as_str(), std::iter::empty::<&(dyn ToSql + Sync)>()).await?;
     pin_mut!(rows);
     let mut current: Option<Chain> = None;
     while let Some(row) = rows.try_next().await? {
-        let event = stored(&row);
+        let event = stored_event(&row);
         if current.as_ref().is_none_or(|c| c.program != event.program_id) {
             if let Some(done) = current.take() {
                 chains += 1;

@@ -114,7 +114,7 @@ pub async fn route_by_digest(tx: &Transaction<'_>, digest: &[u8]) -> Result<Opti
 pub async fn notice(tx: &Transaction<'_>, program_id: Uuid, notice_id: Uuid) -> Result<Option<NoticeRow>> {
     let stmt = tx
         .prepare_cached(
-            "SELECT id, version, purpose, contact_text, retention_text, published_at FROM notices \
+            "SELECT id, version, purpose, contact_text, retention_text, published_at, questions FROM notices \
              WHERE id = $1 AND program_id = $2",
         )
         .await?;
@@ -125,6 +125,7 @@ pub async fn notice(tx: &Transaction<'_>, program_id: Uuid, notice_id: Uuid) -> 
         contact_text: r.get(3),
         retention_text: r.get(4),
         published_at: r.get(5),
+        questions: super::programs::questions_of(r.get(6)),
     }))
 }
 

@@ -5,6 +5,7 @@
 //! field changed, a step other than open → closed → run or → cancelled, a ticket changed
 //! after the step that sets it.
 
+use super::audit_chain::{stored_event, EVENT_COLUMNS};
 use super::Result;
 use crate::chain::StoredEvent;
 use crate::drand::{Chain, Scheme};
@@ -463,33 +464,13 @@ pub async fn chain_segment(
     from: i64,
     to: i64,
 ) -> Result<Vec<StoredEvent>> {
-    let stmt = client
-        .prepare_cached(
-            "SELECT id, program_id, chain_seq, prev_id, entry_id, actor_kind, actor_staff_id, event_type, event_at, \
-               details::text, prev_hash, hash FROM audit_events \
-             WHERE program_id = $1 AND chain_seq BETWEEN (SELECT chain_seq FROM audit_events WHERE id = $2) \
-               AND (SELECT chain_seq FROM audit_events WHERE id = $3) ORDER BY chain_seq",
-        )
-        .await?;
-    Ok(client
-        .query(&stmt, &[&program_id, &from, &to])
-        .await?
-        .iter()
-        .map(|r| StoredEvent {
-            id: r.get(0),
-            program_id: r.get(1),
-            chain_seq: r.get(2),
-            prev_id: r.get(3),
-            entry_id: r.get(4),
-            actor_kind: r.get(5),
-            actor_staff_id: r.get(6),
-            event_type: r.get(7),
-            event_at: r.get(8),
-            details: r.get(9),
-            prev_hash: r.get(10),
-            hash: r.get(11),
-        })
-        .collect())
+    let sql = format!(
+        "SELECT {EVENT_COLUMNS} FROM audit_events \
+         WHERE program_id = $1 AND chain_seq BETWEEN (SELECT chain_seq FROM audit_events WHERE id = $2) \
+           AND (SELECT chain_seq FROM audit_events WHERE id = $3) ORDER BY chain_seq"
+    );
+    let stmt = client.prepare_cached(&sql).await?;
+    Ok(client.query(&stmt, &[&program_id, &from, &to]).await?.iter().map(stored_event).collect())
 }
 
 /// Entries of the program in state `selected` (they will take seats once invited).

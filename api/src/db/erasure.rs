@@ -19,7 +19,8 @@ pub fn address_hmac(key: &[u8], program_id: Uuid, email: &str) -> Vec<u8> {
 }
 
 /// Redacts locked entries and what names their person beside them: the email becomes a
-/// tombstone (and the mailbox key goes with it, trigger of V41), delivery records lose
+/// tombstone (and the mailbox key goes with it, trigger of V41), the answers to the
+/// form's questions are emptied (V130), delivery records lose
 /// the owner's free text, inactive grants the Clerk user id. Retention redaction
 /// (`vestibule redact`) and erasure both use it. The caller holds the program and entry
 /// locks; this takes the invitation and grant locks next, in the global order.
@@ -53,6 +54,10 @@ pub async fn redact_entries(tx: &Transaction<'_>, ids: &[Uuid], now: DateTime<Ut
         )
         .await?;
     tx.execute(&grants, &[&ids]).await?;
+    // The answers are personal data (issue 31): emptied; the row and its
+    // verified-at-join time stay, as every other time does.
+    let answers = tx.prepare_cached("UPDATE entry_answers SET answers = '{}' WHERE entry_id = ANY($1)");
+    tx.execute(&answers.await?, &[&ids]).await?;
     Ok(())
 }
 

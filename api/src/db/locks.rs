@@ -6,6 +6,7 @@ use super::Result;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use shared::edge::PowLevel;
+use shared::questions::JoinWith;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
@@ -55,10 +56,12 @@ pub struct ProgramRow {
     pub description: Option<String>,
     pub pow_level: PowLevel,
     pub embed_origins: Vec<String>,
+    pub join_with: JoinWith,
 }
 
 pub const PROGRAM_COLUMNS: &str = "id, workspace_id, public_slug, purpose, signup_open, access_enabled, queue_cap, \
-     hourly_cap, seat_cap, max_invite_days, revision, current_notice_id, current_notice_version, queue_count, created_at, title, description, pow_level, embed_origins";
+     hourly_cap, seat_cap, max_invite_days, revision, current_notice_id, current_notice_version, queue_count, created_at, title, description, pow_level, embed_origins, \
+     join_with";
 
 impl From<&Row> for ProgramRow {
     fn from(r: &Row) -> Self {
@@ -82,6 +85,7 @@ impl From<&Row> for ProgramRow {
             description: r.get(16),
             pow_level: r.get::<_, &str>(17).parse().expect("programs_pow_level constraint"),
             embed_origins: r.get(18),
+            join_with: r.get::<_, &str>(19).parse().expect("programs_join_with constraint"),
         }
     }
 }

@@ -20,6 +20,8 @@ pub struct ExportEntry {
     pub joined_at: DateTime<Utc>,
     pub permission_at: DateTime<Utc>,
     pub notice: NoticeRow,
+    pub answers: shared::questions::Answers,
+    pub verified_at_join: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone)]
@@ -40,8 +42,10 @@ pub struct ExportGrant {
 }
 
 const ENTRIES: &str = "SELECT e.id, p.public_slug, e.email_key, e.state, e.created_at, e.permission_at, \
-       n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at \
+       n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, n.questions, \
+       coalesce(ea.answers, '{}'), ea.verified_at_join \
      FROM entries e JOIN programs p ON p.id = e.program_id JOIN notices n ON n.id = e.notice_id \
+     LEFT JOIN entry_answers ea ON ea.entry_id = e.id \
      WHERE e.email_key = ANY($1) ORDER BY e.created_at, e.id";
 
 /// The person's entries (by exact normalized email), oldest first.
@@ -64,7 +68,10 @@ pub async fn entries(client: &impl GenericClient, emails: &[&str]) -> Result<Vec
                 contact_text: r.get(9),
                 retention_text: r.get(10),
                 published_at: r.get(11),
+                questions: super::programs::questions_of(r.get(12)),
             },
+            answers: super::queue::answers_of(r.get(13)),
+            verified_at_join: r.get(14),
         })
         .collect())
 }

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use deadpool_postgres::Transaction;
 use shared::edge::PowLevel;
+use shared::questions::{JoinWith, Question};
 use uuid::Uuid;
 
 /// A validated new program (the request body turned into bounded values at the edge).
@@ -76,6 +77,13 @@ pub struct NoticeRow {
     pub contact_text: String,
     pub retention_text: String,
     pub published_at: DateTime<Utc>,
+    /// The questions this version asks (V130; part of its immutable row).
+    pub questions: Vec<Question>,
+}
+
+/// A notice's `questions` column: written only from checked [`Question`]s.
+pub fn questions_of(value: serde_json::Value) -> Vec<Question> {
+    serde_json::from_value(value).expect("notices.questions holds questions the server wrote")
 }
 
 /// The programs of a workspace (or the one program `only`) with their summaries, oldest
@@ -97,7 +105,7 @@ pub async fn with_summaries(
            n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, \
            s.waiting, s.selected, s.active, o.not_sent, o.expiring_soon, \
            cs.public_metadata, CASE WHEN cs.organization_checked_at IS NOT NULL THEN cs.organization_id END, \
-           cs.organization_role, s.entries \
+           cs.organization_role, s.entries, n.questions \
          FROM programs p LEFT JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
          LEFT JOIN program_clerk_sync cs ON cs.program_id = p.id \
          CROSS JOIN LATERAL (SELECT coalesce(sum(n) FILTER (WHERE state = 'waiting'), 0)::bigint AS waiting, \
@@ -127,6 +135,7 @@ pub async fn with_summaries(
                 contact_text: r.get(width + 6),
                 retention_text: r.get(width + 7),
                 published_at: r.get(width + 8),
+                questions: questions_of(r.get(width + 18)),
             });
             let summary = Summary {
                 hour: r.get(width),
@@ -166,6 +175,7 @@ pub struct ProgramSettings {
     pub description: Option<String>,
     pub pow_level: PowLevel,
     pub embed_origins: Vec<String>,
+    pub join_with: JoinWith,
 }
 
 impl From<&ProgramRow> for ProgramSettings {
@@ -180,6 +190,7 @@ impl From<&ProgramRow> for ProgramSettings {
             description: p.description.clone(),
             pow_level: p.pow_level,
             embed_origins: p.embed_origins.clone(),
+            join_with: p.join_with,
         }
     }
 }
@@ -188,11 +199,11 @@ impl From<&ProgramRow> for ProgramSettings {
 pub async fn update(tx: &Transaction<'_>, program_id: Uuid, s: &ProgramSettings) -> Result<ProgramRow> {
     let sql = format!(
         "UPDATE programs SET signup_open = $2, access_enabled = $3, queue_cap = $4, hourly_cap = $5, seat_cap = $6, \
-         title = $7, description = $8, pow_level = $9, embed_origins = $10, revision = revision + 1 WHERE id = $1 \
+         title = $7, description = $8, pow_level = $9, embed_origins = $10, join_with = $11, revision = revision + 1 WHERE id = $1 \
          RETURNING {PROGRAM_COLUMNS}"
     );
     let stmt = tx.prepare_cached(&sql).await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 11] = [
         &program_id,
         &s.signup_open,
         &s.access_enabled,
@@ -203,6 +214,7 @@ pub async fn update(tx: &Transaction<'_>, program_id: Uuid, s: &ProgramSettings)
         &s.description,
         &s.pow_level.as_str(),
         &s.embed_origins,
+        &s.join_with.as_str(),
     ];
     let row = tx.query_one(&stmt, &params).await?;
     Ok(ProgramRow::from(&row))
@@ -214,6 +226,8 @@ pub struct NewNotice {
     pub purpose: String,
     pub contact_text: String,
     pub retention_text: String,
+    /// Checked against `shared::questions::check_questions` at the edge.
+    pub questions: Vec<Question>,
 }
 
 /// Appends the next notice version at `now`, makes it current and bumps the program's
@@ -227,12 +241,13 @@ pub async fn publish_notice(
     let version = program.current_notice_version.unwrap_or(0) + 1;
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO notices (program_id, version, purpose, contact_text, retention_text, published_at) \
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            "INSERT INTO notices (program_id, version, purpose, contact_text, retention_text, published_at, questions) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         )
         .await?;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] =
-        [&program.id, &version, &notice.purpose, &notice.contact_text, &notice.retention_text, &now];
+    let questions = serde_json::to_value(&notice.questions).expect("questions serialize");
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+        [&program.id, &version, &notice.purpose, &notice.contact_text, &notice.retention_text, &now, &questions];
     let id: Uuid = tx.query_one(&stmt, &params).await?.get(0);
     let stmt = tx
         .prepare_cached(
@@ -248,6 +263,7 @@ pub async fn publish_notice(
         contact_text: notice.contact_text.clone(),
         retention_text: notice.retention_text.clone(),
         published_at: now,
+        questions: notice.questions.clone(),
     })
 }
 
@@ -311,13 +327,14 @@ pub struct PublicRow {
     pub description: Option<String>,
     pub pow_level: PowLevel,
     pub embed_origins: Vec<String>,
+    pub join_with: JoinWith,
 }
 
 pub async fn public(client: &impl GenericClient, slug: &str) -> Result<Option<PublicRow>> {
     let stmt = client
         .prepare_cached(
             "SELECT p.signup_open, n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, \
-                    p.title, p.description, p.pow_level, p.embed_origins \
+                    p.title, p.description, p.pow_level, p.embed_origins, n.questions, p.join_with \
              FROM programs p JOIN workspaces w ON w.id = p.workspace_id AND w.active \
              JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
              WHERE p.public_slug = $1",
@@ -331,6 +348,7 @@ pub async fn public(client: &impl GenericClient, slug: &str) -> Result<Option<Pu
             contact_text: r.get(4),
             retention_text: r.get(5),
             published_at: r.get(6),
+            questions: questions_of(r.get(11)),
         };
         PublicRow {
             signup_open: r.get(0),
@@ -339,6 +357,7 @@ pub async fn public(client: &impl GenericClient, slug: &str) -> Result<Option<Pu
             description: r.get(8),
             pow_level: r.get::<_, &str>(9).parse().expect("programs_pow_level constraint"),
             embed_origins: r.get(10),
+            join_with: r.get::<_, &str>(12).parse().expect("programs_join_with constraint"),
         }
     }))
 }

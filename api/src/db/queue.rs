@@ -12,6 +12,7 @@ use base64::Engine as _;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use shared::edge::EntryFlag;
+use shared::questions::{Answers, Question};
 use shared::queue::{InvitationFilter, EXPIRING_WITHIN_HOURS};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
@@ -54,6 +55,16 @@ pub struct EntryRow {
     pub source_ref: Option<String>,
     pub disposable_domain: bool,
     pub duplicate_of: Option<Uuid>,
+    /// Its answers to its notice version's questions (V130's `entry_answers`; empty when
+    /// none or redacted).
+    pub answers: Answers,
+    /// When it joined signed in with a verified address.
+    pub verified_at_join: Option<DateTime<Utc>>,
+}
+
+/// An `entry_answers.answers` value: written only from checked answers.
+pub fn answers_of(value: serde_json::Value) -> Answers {
+    serde_json::from_value(value).expect("entry_answers.answers holds answers the server wrote")
 }
 
 impl EntryRow {
@@ -71,12 +82,13 @@ impl EntryRow {
 
 const ENTRY_COLUMNS: &str = "e.id, e.email_key, e.state, e.created_at, n.version, e.permission_at, \
                              i.expires_at, i.delivery_recorded_at IS NOT NULL, e.source_ref, e.disposable_domain, \
-                             e.duplicate_of";
+                             e.duplicate_of, coalesce(ea.answers, '{}'), ea.verified_at_join";
 /// How many columns [`ENTRY_COLUMNS`] names.
-const ENTRY_WIDTH: usize = 11;
+const ENTRY_WIDTH: usize = 13;
 /// An entry with its notice and its issued invitation (at most one: `one_issued_invite_per_entry`).
 const ENTRY_FROM: &str = "entries e JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id \
-                          LEFT JOIN invitations i ON i.entry_id = e.id AND i.state = 'issued'";
+                          LEFT JOIN invitations i ON i.entry_id = e.id AND i.state = 'issued' \
+                          LEFT JOIN entry_answers ea ON ea.entry_id = e.id";
 
 impl From<&Row> for EntryRow {
     fn from(r: &Row) -> Self {
@@ -91,6 +103,8 @@ impl From<&Row> for EntryRow {
             source_ref: r.get(8),
             disposable_domain: r.get(9),
             duplicate_of: r.get(10),
+            answers: answers_of(r.get(11)),
+            verified_at_join: r.get(12),
         }
     }
 }
@@ -104,12 +118,17 @@ pub struct Filter {
     pub source: Option<shared::SourceRef>,
     pub flag: Option<EntryFlag>,
     pub invitation: Option<InvitationFilter>,
+    /// Only entries whose answer to the question (id) is, or includes, the choice.
+    pub choice: Option<(String, String)>,
+    /// Only entries that joined with a verified account (`true`) or not (`false`).
+    pub verified: Option<bool>,
     pub after: Option<Cursor>,
 }
 
 /// An issued invitation with its entry and notice: where an invitation filter starts.
 const ISSUED_FROM: &str = "invitations i JOIN entries e ON e.id = i.entry_id AND e.program_id = i.program_id \
-                           AND i.state = 'issued' JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id";
+                           AND i.state = 'issued' JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id \
+                           LEFT JOIN entry_answers ea ON ea.entry_id = e.id";
 
 type Param = Box<dyn ToSql + Sync + Send>;
 
@@ -141,6 +160,15 @@ impl Filtered {
         match filter.flag {
             Some(EntryFlag::DisposableDomain) => q.and("e.disposable_domain", vec![]),
             Some(EntryFlag::PossibleDuplicate) => q.and("e.duplicate_of IS NOT NULL", vec![]),
+            None => {}
+        }
+        if let Some((question, choice)) = &filter.choice {
+            // A string answer equals the choice; a list contains it (jsonb containment).
+            q.and("ea.answers -> $? @> to_jsonb($?::text)", vec![Box::new(question.clone()), Box::new(choice.clone())]);
+        }
+        match filter.verified {
+            Some(true) => q.and("ea.verified_at_join IS NOT NULL", vec![]),
+            Some(false) => q.and("ea.verified_at_join IS NULL", vec![]),
             None => {}
         }
         match filter.invitation {
@@ -239,10 +267,26 @@ where
     }
 }
 
+/// The export's question columns: every question of the program's notice versions, by
+/// id, newest version first (a question asked again keeps its newest label), so the CSV
+/// has one column per question whichever version an entry answered.
+pub async fn question_columns(tx: &Transaction<'_>, program_id: Uuid) -> Result<Vec<Question>> {
+    let stmt = tx.prepare_cached("SELECT questions FROM notices WHERE program_id = $1 ORDER BY version DESC").await?;
+    let mut columns: Vec<Question> = Vec::new();
+    for row in tx.query(&stmt, &[&program_id]).await? {
+        for q in super::programs::questions_of(row.get(0)) {
+            if !columns.iter().any(|c| c.id == q.id) {
+                columns.push(q);
+            }
+        }
+    }
+    Ok(columns)
+}
+
 /// One entry of the program with the notice it was admitted under.
 pub async fn one(client: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Option<(EntryRow, NoticeRow)>> {
     let sql = format!(
-        "SELECT {ENTRY_COLUMNS}, n.id, n.purpose, n.contact_text, n.retention_text, n.published_at \
+        "SELECT {ENTRY_COLUMNS}, n.id, n.purpose, n.contact_text, n.retention_text, n.published_at, n.questions \
          FROM {ENTRY_FROM} WHERE e.id = $1 AND e.program_id = $2"
     );
     let stmt = client.prepare_cached(&sql).await?;
@@ -255,6 +299,7 @@ pub async fn one(client: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result
             contact_text: r.get(w + 2),
             retention_text: r.get(w + 3),
             published_at: r.get(w + 4),
+            questions: super::programs::questions_of(r.get(w + 5)),
         };
         (EntryRow::from(&r), notice)
     }))

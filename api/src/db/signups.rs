@@ -21,6 +21,7 @@ use super::Result;
 use crate::domain::{EntryState, InvitationState};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::{Client, GenericClient};
+use shared::questions::{JoinWith, Question};
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
@@ -33,30 +34,44 @@ pub struct Target {
 
 /// What admission reads before its transaction, for a *public* program only (active
 /// workspace, a published notice: what `GET` shows; anything else is `None`, the same
-/// 404): where to lock, whether `request_key` already has a committed receipt, and the
-/// proof of work the form asks for (plain reads, for the rate limiter and the challenge
-/// check; the transaction reads all of it again).
-#[derive(Debug, Clone, Copy)]
+/// 404): where to lock, whether `request_key` already has a committed receipt, the
+/// proof of work the form asks for, how applicants join, and the questions of the
+/// notice version the applicant answered (plain reads, for the rate limiter, the
+/// challenge and the answers' checks; the transaction reads the rest again, and a
+/// notice version never changes).
+#[derive(Debug, Clone)]
 pub struct Resolved {
     pub target: Target,
     pub committed: bool,
     pub pow_level: shared::edge::PowLevel,
+    pub join_with: JoinWith,
+    /// `None` when the program has no such notice version (the admission then refuses
+    /// it as outdated).
+    pub questions: Option<Vec<Question>>,
 }
 
-pub async fn resolve(client: &impl GenericClient, slug: &str, request_key: Uuid) -> Result<Option<Resolved>> {
+pub async fn resolve(
+    client: &impl GenericClient,
+    slug: &str,
+    request_key: Uuid,
+    notice_version: i32,
+) -> Result<Option<Resolved>> {
     let stmt = client
         .prepare_cached(
             "SELECT p.id, p.workspace_id, EXISTS (SELECT 1 FROM signup_receipts r \
-               WHERE r.program_id = p.id AND r.request_key = $2), p.pow_level \
+               WHERE r.program_id = p.id AND r.request_key = $2), p.pow_level, p.join_with, \
+               (SELECT n.questions FROM notices n WHERE n.program_id = p.id AND n.version = $3) \
              FROM programs p JOIN workspaces w ON w.id = p.workspace_id AND w.active \
              WHERE p.public_slug = $1 AND p.current_notice_id IS NOT NULL",
         )
         .await?;
-    let row = client.query_opt(&stmt, &[&slug, &request_key]).await?;
+    let row = client.query_opt(&stmt, &[&slug, &request_key, &notice_version]).await?;
     Ok(row.map(|r| Resolved {
         target: Target { program_id: r.get(0), workspace_id: r.get(1) },
         committed: r.get(2),
         pow_level: r.get::<_, &str>(3).parse().expect("programs_pow_level constraint"),
+        join_with: r.get::<_, &str>(4).parse().expect("programs_join_with constraint"),
+        questions: r.get::<_, Option<serde_json::Value>>(5).map(super::programs::questions_of),
     }))
 }
 
@@ -85,6 +100,11 @@ pub struct Attempt {
     /// The verified proof of work's signature and expiry (`crate::pow`), to be recorded
     /// as spent (V42's `pow_spent`); `None` when the program asks for none.
     pub pow: Option<(Vec<u8>, Option<DateTime<Utc>>)>,
+    /// The checked answers (`{}` for none) and whether the address is one the signed-in
+    /// applicant's account has verified: stored beside a new entry by
+    /// [`RECORD_ANSWERS`], in the same transaction.
+    pub answers: serde_json::Value,
+    pub verified: bool,
 }
 
 impl std::fmt::Debug for Attempt {
@@ -123,10 +143,26 @@ pub enum Decided {
 const ADMIT: &str = "SELECT ord, outcome, stored_binding \
      FROM admit_signups($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ORDER BY ord";
 
+/// The admission's hook for what the applicant said (V130's `record_signup_answers`):
+/// after the admission's writes, in its transaction, it stores the answers and the
+/// verified-at-join time of the entry this transaction created for the request key, and
+/// nothing for a replay, a known address or a refusal. Any admission writer calls it
+/// last, before COMMIT, with the same program and request key.
+pub const RECORD_ANSWERS: &str = "SELECT record_signup_answers($1, $2, $3, $4)";
+
+/// Whether an attempt has anything for [`RECORD_ANSWERS`] to store; without, the
+/// statement is not sent at all.
+fn records_answers(a: &Attempt) -> bool {
+    a.verified || a.answers.as_object().is_some_and(|o| !o.is_empty())
+}
+
 /// Admits a batch of attempts for one program (arrival order) as one READ COMMITTED
-/// transaction in one round trip (see the module doc): one decision per attempt, in the
-/// same order. A failure of the call turns the pipelined COMMIT into a rollback and is
-/// returned for the whole batch: a deadlock, or a counter guard that missed, is
+/// transaction (see the module doc): one decision per attempt, in the same order. Without
+/// answers to store, BEGIN, the call and COMMIT are one pipeline (one round trip); when an
+/// attempt of the batch has answers or a verified address, COMMIT waits for the decisions,
+/// and [`RECORD_ANSWERS`] goes out for each *admitted* one of them (pipelined) before it, so
+/// a replay or a known address in the same batch never stores answers. A failure rolls
+/// the whole batch back and is returned: a deadlock, or a counter guard that missed, is
 /// `DbError::Retry`; another writer's unique key is `DbError::Unique`.
 pub async fn admit_batch(client: &Client, target: Target, attempts: &[Attempt]) -> Result<Vec<Decided>> {
     let stmt = client.prepare_cached(ADMIT).await?;
@@ -154,16 +190,55 @@ pub async fn admit_batch(client: &Client, target: Target, attempts: &[Attempt]) 
         &signatures,
         &expiries,
     ];
-    let (begin, rows, commit) = futures_util::join!(
+    if !attempts.iter().any(records_answers) {
+        let (begin, rows, commit) = futures_util::join!(
+            client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
+            client.query(&stmt, &params),
+            client.batch_execute("COMMIT"),
+        );
+        begin?;
+        let rows = rows?;
+        commit?;
+        return decisions(&rows, attempts.len());
+    }
+    let record = client.prepare_cached(RECORD_ANSWERS).await?;
+    let (begin, rows) = futures_util::join!(
         client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
         client.query(&stmt, &params),
-        client.batch_execute("COMMIT"),
     );
-    begin?;
-    let rows = rows?;
-    commit?;
-    if rows.len() != attempts.len() {
-        return Err(super::DbError::Other(format!("admit_signups answered {} of {}", rows.len(), attempts.len())));
+    let decided = async {
+        begin?;
+        let decided = decisions(&rows?, attempts.len())?;
+        let stores = attempts.iter().zip(&decided).filter(|(a, d)| **d == Decided::Admitted && records_answers(a));
+        let results = futures_util::future::join_all(stores.map(|(a, _)| {
+            let (program, key, answers, verified) = (&target.program_id, &a.request_key, &a.answers, &a.verified);
+            let record = &record;
+            async move { client.execute(record, &[program, key, answers, verified]).await }
+        }))
+        .await;
+        for result in results {
+            result?;
+        }
+        Ok::<_, super::DbError>(decided)
+    }
+    .await;
+    match decided {
+        Ok(decided) => {
+            client.batch_execute("COMMIT").await?;
+            Ok(decided)
+        }
+        Err(e) => {
+            // The transaction failed or never began; end it either way (a no-op outside one).
+            let _ = client.batch_execute("ROLLBACK").await;
+            Err(e)
+        }
+    }
+}
+
+/// The rows `admit_signups` answered, as decisions in the batch's order.
+fn decisions(rows: &[tokio_postgres::Row], expected: usize) -> Result<Vec<Decided>> {
+    if rows.len() != expected {
+        return Err(super::DbError::Other(format!("admit_signups answered {} of {expected}", rows.len())));
     }
     rows.iter()
         .map(|row| {

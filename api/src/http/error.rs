@@ -31,6 +31,10 @@ pub enum ApiError {
     /// Malformed body, field out of bounds, bad path or query parameter.
     #[error("bad request: {0}")]
     BadRequest(ErrorCode),
+    /// An answer to the form's questions is refused (400 `invalid_answer`); names the
+    /// question's id (the owner's, never the applicant's text) when the notice asks it.
+    #[error("invalid answer")]
+    InvalidAnswer(Option<String>),
     #[error("signed out")]
     Unauthorized,
     /// Authenticated but not allowed; also a bad Origin or CSRF token.
@@ -42,6 +46,9 @@ pub enum ApiError {
     /// Stale revision, key bound to other fields, closed form, invalid transition.
     #[error("conflict: {0}")]
     Conflict(ErrorCode),
+    /// A known path asked with a method it does not serve; the `Allow` value.
+    #[error("method not allowed")]
+    MethodNotAllowed(String),
     #[error("payload too large")]
     PayloadTooLarge,
     #[error("unsupported media type")]
@@ -64,8 +71,10 @@ impl ApiError {
     fn code(&self) -> ErrorCode {
         match self {
             ApiError::BadRequest(code) | ApiError::Forbidden(code) | ApiError::Conflict(code) => *code,
+            ApiError::InvalidAnswer(_) => ErrorCode::InvalidAnswer,
             ApiError::Unauthorized => ErrorCode::SignedOut,
             ApiError::NotFound => ErrorCode::NotFound,
+            ApiError::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
             ApiError::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
             ApiError::TooManyRequests(_) => ErrorCode::TooManyRequests,
@@ -78,10 +87,15 @@ impl ApiError {
     fn message(&self) -> &'static str {
         match self {
             ApiError::BadRequest(_) => "The request is malformed or a field is out of bounds.",
+            ApiError::InvalidAnswer(Some(_)) => {
+                "An answer is missing, too long, not one of the choices or not of the right form."
+            }
+            ApiError::InvalidAnswer(None) => "An answer is for a question this notice does not ask.",
             ApiError::Unauthorized => "Sign in to continue.",
             ApiError::Forbidden(_) => "This action is not allowed.",
             ApiError::NotFound => "Not found.",
             ApiError::Conflict(_) => "The request conflicts with the current state. Reload and try again.",
+            ApiError::MethodNotAllowed(_) => "This method is not allowed here; see the Allow header.",
             ApiError::PayloadTooLarge => "The request body is too large.",
             ApiError::UnsupportedMediaType => "Send JSON with Content-Type: application/json.",
             ApiError::TooManyRequests(_) => "Too many requests right now. Try again later.",
@@ -95,11 +109,12 @@ impl ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest(_) | ApiError::InvalidAnswer(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -127,10 +142,18 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
+        if let ApiError::MethodNotAllowed(allow) = self {
+            response.insert_header((header::ALLOW, allow.as_str()));
+        }
         if matches!(self, ApiError::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
         }
-        response.json(ErrorBody { error: ErrorDetail { code: self.code(), message: self.message().to_owned() } })
+        let question = match self {
+            ApiError::InvalidAnswer(question) => question.clone(),
+            _ => None,
+        };
+        response
+            .json(ErrorBody { error: ErrorDetail { code: self.code(), message: self.message().to_owned(), question } })
     }
 }
 
@@ -183,9 +206,22 @@ impl From<AdmitError> for ApiError {
             AdmitError::Closed => ApiError::Conflict(ErrorCode::SignupClosed),
             AdmitError::NoticeOutdated => ApiError::Conflict(ErrorCode::NoticeOutdated),
             AdmitError::PermissionRequired => ApiError::Conflict(ErrorCode::PermissionRequired),
+            AdmitError::InvalidAnswer(e) => ApiError::InvalidAnswer(e.question().map(str::to_owned)),
+            AdmitError::AccountRequired => ApiError::Conflict(ErrorCode::AccountRequired),
             AdmitError::Capped => ApiError::TooManyRequests(None),
             AdmitError::RateLimited { retry_after } => ApiError::TooManyRequests(Some(retry_after)),
             AdmitError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::usecases::public::ChallengeError> for ApiError {
+    fn from(e: crate::usecases::public::ChallengeError) -> Self {
+        use crate::usecases::public::ChallengeError;
+        match e {
+            ChallengeError::NotFound => ApiError::NotFound,
+            ChallengeError::RateLimited { retry_after } => ApiError::TooManyRequests(Some(retry_after)),
+            ChallengeError::Db(e) => e.into(),
         }
     }
 }
@@ -284,6 +320,7 @@ impl From<WebhookError> for ApiError {
             WebhookError::NotFound => ApiError::NotFound,
             WebhookError::InvalidUrl => ApiError::BadRequest(ErrorCode::InvalidUrl),
             WebhookError::RefusedUrl => ApiError::BadRequest(ErrorCode::WebhookUrlRefused),
+            WebhookError::Disabled => ApiError::Conflict(ErrorCode::WebhookDisabled),
             WebhookError::InvalidEvents => ApiError::BadRequest(ErrorCode::InvalidEvents),
             WebhookError::InvalidProgramIds => ApiError::BadRequest(ErrorCode::InvalidProgramIds),
             WebhookError::Limit => ApiError::Conflict(ErrorCode::WebhookLimit),

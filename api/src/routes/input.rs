@@ -85,8 +85,25 @@ impl TryFrom<&EntrySearch> for Filter {
             source,
             flag: flag.transpose()?,
             invitation: invitation.transpose()?,
+            choice: choice_filter(q)?,
+            verified: q.verified,
             after: after.transpose()?,
         })
+    }
+}
+
+/// The filter by choice: a question id and one of its choices, both or neither.
+fn choice_filter(q: &EntrySearch) -> Result<Option<(String, String)>, ApiError> {
+    match (&q.question, &q.choice) {
+        (None, None) => Ok(None),
+        (Some(question), Some(choice))
+            if (1..=shared::questions::MAX_ID).contains(&question.len())
+                && question.bytes().all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-'))
+                && shared::text::acceptable(choice, shared::questions::MAX_CHOICE, shared::text::Lines::One) =>
+        {
+            Ok(Some((question.clone(), choice.clone())))
+        }
+        _ => Err(ApiError::BadRequest(ErrorCode::InvalidQuery)),
     }
 }
 
@@ -113,6 +130,14 @@ macro_rules! queue_query {
             /// 48 hours (`expiring`), by the database clock.
             #[param(inline, value_type = Option<shared::queue::InvitationFilter>)]
             invitation: Option<String>,
+            /// With `choice`: only entries whose answer to this question (its id) is, or
+            /// includes, the choice.
+            #[param(max_length = 32)]
+            question: Option<String>,
+            #[param(max_length = 100)]
+            choice: Option<String>,
+            /// Only entries that joined with a verified account (`true`) or not (`false`).
+            verified: Option<bool>,
         }
 
         impl From<$name> for shared::api::EntrySearch {
@@ -122,6 +147,9 @@ macro_rules! queue_query {
                     source: q.source,
                     flag: q.flag,
                     invitation: q.invitation,
+                    question: q.question,
+                    choice: q.choice,
+                    verified: q.verified,
                     ..shared::api::EntrySearch::default()
                 }
             }

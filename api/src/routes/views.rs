@@ -19,6 +19,7 @@ pub fn notice(n: &NoticeRow) -> api::Notice {
         contact_text: n.contact_text.clone(),
         retention_text: n.retention_text.clone(),
         published_at: rfc3339(n.published_at),
+        questions: n.questions.clone(),
     }
 }
 
@@ -32,6 +33,7 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
         description: p.description.clone(),
         proof_of_work: p.pow_level,
         embed_origins: p.embed_origins.clone(),
+        join_with: p.join_with,
         signup_open: p.signup_open,
         access_enabled: p.access_enabled,
         queue_cap: p.queue_cap,
@@ -108,6 +110,8 @@ pub fn entry_summary(e: EntryRow) -> api::EntrySummary {
         flags,
         duplicate_of: e.duplicate_of,
         source: e.source_ref,
+        answers: e.answers,
+        verified_at_join: e.verified_at_join.map(rfc3339),
     }
 }
 

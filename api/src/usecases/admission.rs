@@ -45,6 +45,7 @@ use crate::screening;
 use chrono::DateTime;
 use deadpool_postgres::Pool;
 use shared::api::PowLevel;
+use shared::questions::{check_answers, AnswerError, Answers, JoinWith};
 use shared::{EmailKey, SourceRef};
 use std::net::IpAddr;
 use uuid::Uuid;
@@ -61,6 +62,13 @@ pub enum AdmitError {
     NoticeOutdated,
     #[error("the box was not ticked")]
     PermissionRequired,
+    /// An answer to the notice's questions is refused; nothing was read under a lock or
+    /// written.
+    #[error(transparent)]
+    InvalidAnswer(#[from] AnswerError),
+    /// The program asks applicants to join signed in, with a verified address.
+    #[error("the program asks applicants to sign in")]
+    AccountRequired,
     #[error("a queue or hourly cap is reached")]
     Capped,
     /// The address's minute frees in `retry_after` seconds.
@@ -93,6 +101,12 @@ pub struct NewSignup {
     /// The solved challenge (ALTCHA payload); not part of the binding either: a replay
     /// needs none.
     pub altcha: Option<String>,
+    /// The answers as sent; checked against the notice version's questions (and
+    /// normalized) before anything is written, and then part of the binding.
+    pub answers: Answers,
+    /// The address is one the signed-in applicant's account has verified, looked up
+    /// fresh for this request (`joinWith: "account"`); the public form's is not.
+    pub verified: bool,
 }
 
 impl std::fmt::Debug for NewSignup {
@@ -103,25 +117,30 @@ impl std::fmt::Debug for NewSignup {
             .field("notice_version", &self.notice_version)
             .field("permission", &self.permission)
             .field("source", &self.source)
+            .field("answers", &self.answers.len())
+            .field("verified", &self.verified)
             .finish_non_exhaustive()
     }
 }
 
 impl NewSignup {
-    /// The receipt binding: HMAC over length-prefixed (program, key, email, version, choice).
-    fn binding(&self, key: &[u8], program_id: Uuid) -> Vec<u8> {
-        let version = self.notice_version.to_be_bytes();
-        crypto::binding(
-            key,
-            "signup-v1",
-            &[
-                program_id.as_bytes(),
-                self.request_key.as_bytes(),
-                self.email.as_str().as_bytes(),
-                &version,
-                &[u8::from(self.permission)],
-            ],
-        )
+    /// The receipt binding: HMAC over length-prefixed (program, key, email, version,
+    /// choice) and, when the applicant answered questions, the checked answers' canonical
+    /// JSON (sorted keys; several choices in the notice's order) under another purpose
+    /// tag. A signup without answers keeps the binding it always had, so keys committed
+    /// before questions existed still replay.
+    fn binding(&self, key: &[u8], program_id: Uuid, answers: &Answers) -> Vec<u8> {
+        let (version, choice) = (self.notice_version.to_be_bytes(), [u8::from(self.permission)]);
+        let mut parts: Vec<&[u8]> =
+            vec![program_id.as_bytes(), self.request_key.as_bytes(), self.email.as_str().as_bytes(), &version, &choice];
+        let canonical = serde_json::to_vec(answers).expect("answers serialize");
+        match answers.is_empty() {
+            true => crypto::binding(key, "signup-v1", &parts),
+            false => {
+                parts.push(&canonical);
+                crypto::binding(key, "signup-v2", &parts)
+            }
+        }
     }
 }
 
@@ -146,6 +165,8 @@ pub struct Gate<'k> {
     pub key: &'k [u8],
     pub per_minute: u32,
     pub client: Option<IpAddr>,
+    /// Where the address's counter stands after this attempt (a new key's only).
+    pub meter: &'k super::metering::Meter,
 }
 
 /// Admits one signup to the program `slug` through `gate` (see the module policy), in
@@ -169,26 +190,40 @@ async fn admit(
     slug: &str,
     signup: &NewSignup,
 ) -> Result<Admission, AdmitError> {
-    let (resolved, spend) = {
+    let (resolved, answers, spend) = {
         let conn = pool.get().await.map_err(DbError::from)?;
-        let resolved = signups::resolve(&conn, slug, signup.request_key).await?.ok_or(AdmitError::NotFound)?;
+        let resolved = signups::resolve(&conn, slug, signup.request_key, signup.notice_version)
+            .await?
+            .ok_or(AdmitError::NotFound)?;
+        let committed = resolved.committed;
+        let answers = checked_answers(&resolved, signup)?;
         // The receipt lookup comes first: a committed key replays without solving again.
-        let spend = match resolved.committed {
+        let spend = match committed {
             true => None,
             false => verify_work(gate.key, slug, signup, resolved.pow_level)?,
         };
-        if !resolved.committed {
-            let addr = gate.client.map(|ip| ip.to_string()).unwrap_or_default();
-            let subject = rate_limits::subject(gate.key, Scope::SignupAddr, &addr);
+        let addr = gate.client.map(|ip| ip.to_string()).unwrap_or_default();
+        let subject = rate_limits::subject(gate.key, Scope::SignupAddr, &addr);
+        if committed {
+            // A replay is not counted; it says the same policy and where the address stands.
+            let usage =
+                rate_limits::standing(&conn, Scope::SignupAddr, &subject, RATE_WINDOW_SECS, gate.per_minute).await?;
+            gate.meter.record(&[usage]);
+        } else {
             let counters = [(Scope::SignupAddr, subject.as_slice(), gate.per_minute)];
-            if let Err(refused) = rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
-                return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
+            match rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
+                Ok(counted) => gate.meter.record(&counted.usage),
+                Err(refused) => {
+                    gate.meter.record(&refused.usage);
+                    return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
+                }
             }
         }
-        (resolved, spend)
+        (resolved, answers, spend)
     };
     let target = resolved.target;
-    let binding = signup.binding(gate.key, target.program_id);
+    let binding = signup.binding(gate.key, target.program_id, &answers);
+    let answers = serde_json::to_value(&answers).expect("answers serialize");
     let screening = screening::screen(&signup.email);
     let attempt = Attempt {
         request_key: signup.request_key,
@@ -201,6 +236,8 @@ async fn admit(
         mailbox_key: screening.mailbox_key,
         // An expiry out of chrono's range falls back to the admission's clock, in SQL.
         pow: spend.map(|s| (s.signature.to_vec(), DateTime::from_timestamp(s.expires_at, 0))),
+        answers,
+        verified: signup.verified,
     };
     // The admission is one statement (V100's `admit_signups`) in one round trip, for the
     // whole batch; the batch retries a conflict itself.
@@ -220,10 +257,28 @@ async fn admit(
     }
 }
 
+/// What is decided before the transaction about who is asking: a program that asks
+/// applicants to sign in refuses a new key from the public form (a committed key still
+/// replays), and the answers are checked against the questions of the notice version the
+/// applicant saw (versions never change, so this read needs no lock). A version the
+/// program does not have is outdated (its answers cannot be checked); a committed key
+/// goes on to its receipt.
+fn checked_answers(resolved: &signups::Resolved, signup: &NewSignup) -> Result<Answers, AdmitError> {
+    if !resolved.committed && resolved.join_with == JoinWith::Account && !signup.verified {
+        return Err(AdmitError::AccountRequired);
+    }
+    match (&resolved.questions, resolved.committed) {
+        (Some(questions), _) => Ok(check_answers(questions, &signup.answers)?),
+        (None, true) => Ok(signup.answers.clone()),
+        (None, false) => Err(AdmitError::NoticeOutdated),
+    }
+}
+
 /// The solved challenge's check (`crate::pow`): one HMAC and one hash, before any write;
 /// `None` when the program asks for no work.
 fn verify_work(key: &[u8], slug: &str, signup: &NewSignup, level: PowLevel) -> Result<Option<pow::Spend>, AdmitError> {
-    if pow::max_number(level).is_none() {
+    // A verified account is the stronger check: a signed-in join solves no puzzle.
+    if pow::max_number(level).is_none() || signup.verified {
         return Ok(None);
     }
     let now = chrono::Utc::now().timestamp();
@@ -246,6 +301,7 @@ fn outcome_label(outcome: &Result<Admission, AdmitError>) -> &'static str {
         Err(AdmitError::KeyReused) => "key_reused",
         Err(AdmitError::ChallengeFailed) => "challenge_failed",
         Err(AdmitError::Closed | AdmitError::NoticeOutdated | AdmitError::PermissionRequired) => "closed",
+        Err(AdmitError::InvalidAnswer(_) | AdmitError::AccountRequired) => "refused",
         Err(AdmitError::NotFound | AdmitError::Db(_)) => "failed",
     }
 }
@@ -263,9 +319,12 @@ mod tests {
             permission: true,
             source: None,
             altcha: None,
+            answers: [("why".to_owned(), shared::questions::Answer::Text("secret plans".into()))].into(),
+            verified: false,
         };
         for shown in [format!("{signup:?}"), format!("{signup:#?}")] {
             assert!(!shown.contains("alice") && !shown.contains("example"), "{shown}");
+            assert!(!shown.contains("secret"), "answers are personal data: {shown}");
             assert!(shown.contains("notice_version"), "{shown}");
         }
     }

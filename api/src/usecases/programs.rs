@@ -87,6 +87,7 @@ pub struct ProgramPatch {
     pub proof_of_work: Option<shared::api::PowLevel>,
     /// Already parsed and deduplicated (`shared::edge::parse_embed_origins`).
     pub embed_origins: Option<Vec<String>>,
+    pub join_with: Option<shared::questions::JoinWith>,
 }
 
 /// Creates a closed program without notice or content, under the workspace lock.
@@ -157,6 +158,7 @@ pub async fn patch(
             description: change.description.clone().unwrap_or_else(|| before.description.clone()),
             pow_level: change.proof_of_work.unwrap_or(before.pow_level),
             embed_origins: change.embed_origins.clone().unwrap_or_else(|| before.embed_origins.clone()),
+            join_with: change.join_with.unwrap_or(before.join_with),
         };
         let clerk_before = clerk_sync::get(o.tx, program.id).await?;
         let clerk_after = change.clerk.clone().unwrap_or_else(|| clerk_before.clone());
@@ -220,6 +222,9 @@ fn changes(before: &ProgramSettings, after: &ProgramSettings, revision: i64) -> 
     if before.embed_origins != after.embed_origins {
         // How many, not which: the event stays free of text the owner typed.
         details.push(("embedOrigins", Detail::Number(after.embed_origins.len() as i64)));
+    }
+    if before.join_with != after.join_with {
+        details.push(("joinWith", Detail::Code(after.join_with.as_str())));
     }
     details.push(("revision", Detail::Number(revision)));
     details

@@ -13,6 +13,7 @@ use super::programs::NoticeRow;
 use super::ReadError;
 use crate::db::{audit, grants, invitations, locks, queue};
 use deadpool_postgres::Pool;
+use shared::questions::Question;
 use uuid::Uuid;
 
 // What a route hands in and gets back: the queue's filter and cursor, and its rows.
@@ -73,13 +74,26 @@ const EXPORT_BATCH: i32 = 1000;
 /// (`owner::snapshot`: a download must not hold signups up), handed to `sink` in
 /// batches as they are read; `sink` answers `false` to stop (its reader has gone).
 /// Ownership is decided before the first batch: a `NotFound` comes before any row.
-pub async fn export<F>(pool: &Pool, user_id: &str, program_id: Uuid, filter: &Filter, sink: F) -> Result<(), ReadError>
+/// Before the rows, `start` gets the question columns (every question of the program's
+/// notice versions, newest version first, from the same snapshot) and answers `false`
+/// to stop.
+pub async fn export<S, F>(
+    pool: &Pool,
+    user_id: &str,
+    program_id: Uuid,
+    filter: &Filter,
+    start: S,
+    sink: F,
+) -> Result<(), ReadError>
 where
+    S: FnOnce(Vec<Question>) -> bool,
     F: AsyncFnMut(Vec<EntryRow>) -> bool,
 {
     owner::snapshot(pool, user_id, program_id, async |tx, program_id| {
         let now = locks::now(tx).await?;
-        queue::export(tx, program_id, filter, now, EXPORT_BATCH, sink).await?;
+        if start(queue::question_columns(tx, program_id).await?) {
+            queue::export(tx, program_id, filter, now, EXPORT_BATCH, sink).await?;
+        }
         Ok(())
     })
     .await

@@ -235,6 +235,13 @@ fn routes(f: &Fixture) -> Vec<Route> {
             json!({}),
         ),
         route(M::POST, "/api/owner/workspaces/{id}/webhooks/{webhookId}/rotate-secret", Owner, json!({})),
+        route(M::POST, "/api/owner/workspaces/{id}/webhooks/{webhookId}/test", Owner, json!({})),
+        route(
+            M::POST,
+            "/api/owner/workspaces/{id}/webhooks/{webhookId}/recover",
+            Owner,
+            json!({"since": "2026-01-01T00:00:00Z"}),
+        ),
         route(
             M::POST,
             "/api/owner/workspaces/{id}/api-keys",
@@ -261,6 +268,13 @@ fn routes(f: &Fixture) -> Vec<Route> {
         route(M::DELETE, "/api/owner/workspaces/{id}/api-keys/{keyId}", Owner, json!({})),
         route(M::POST, "/api/me/waitlist/{slug}/withdraw", Recipient, json!({})),
         route(M::POST, "/api/me/waitlist/{slug}/erase", Recipient, json!({})),
+        route(
+            M::POST,
+            "/api/me/waitlist/{slug}/join",
+            Recipient,
+            json!({"requestKey": Uuid::new_v4(), "email": "new@example.com", "noticeVersion": 1, "permission": true,
+                   "answers": {"why": "because"}}),
+        ),
     ]
 }
 

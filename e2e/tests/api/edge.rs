@@ -114,9 +114,9 @@ async fn the_source_is_stored_filtered_on_and_exported_and_a_bad_one_is_dropped(
     let csv = owner.export(program).await;
     csv.assert(200);
     let mut lines = csv.text.lines();
-    assert_eq!(lines.next(), Some("id,email,state,created_at,notice_version,permission_at,ref"));
+    assert_eq!(lines.next(), Some("id,email,state,created_at,notice_version,permission_at,ref,verified_at_join"));
     let a = csv.text.lines().find(|l| l.contains("a@example.com")).unwrap();
-    assert!(a.ends_with(",newsletter"), "{a}");
+    assert!(a.ends_with(",newsletter,"), "{a}");
     let e = csv.text.lines().find(|l| l.contains("e@example.com")).unwrap();
     assert!(e.ends_with(','), "an entry without a source has an empty cell: {e}");
 }

@@ -12,12 +12,12 @@ use uuid::Uuid;
 /// order, CRLF lines, RFC 3339 UTC times with microseconds, a `'` before a cell that
 /// starts like a formula (no email can hold a comma, a quote or a line break).
 const EXPECTED: &str = r#"
-SELECT 'id,email,state,created_at,notice_version,permission_at,ref' || E'\r\n' || coalesce(string_agg(
+SELECT 'id,email,state,created_at,notice_version,permission_at,ref,verified_at_join' || E'\r\n' || coalesce(string_agg(
   e.id || ',' || CASE WHEN left(e.email_key, 1) IN ('=', '+', '-', '@') THEN '''' ELSE '' END || e.email_key
   || ',' || e.state || ',' || to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
   || ',' || n.version || ',' || to_char(e.permission_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
   || ',' || CASE WHEN left(e.source_ref, 1) = '-' THEN '''' ELSE '' END || coalesce(e.source_ref, '')
-  || E'\r\n', '' ORDER BY e.created_at, e.id), '')
+  || ',' || E'\r\n', '' ORDER BY e.created_at, e.id), '')
 FROM entries e JOIN notices n ON n.id = e.notice_id WHERE e.program_id = $1"#;
 
 /// Adds `n` waiting entries to the program through SQL (its current notice, times a
@@ -57,7 +57,7 @@ async fn the_export_spans_batches_in_queue_order_with_the_same_bytes_as_the_rows
     let none = empty.open_program(ws, "export-empty").await;
     let r = empty.export(none).await;
     r.assert(200);
-    assert_eq!(r.text, "id,email,state,created_at,notice_version,permission_at,ref\r\n");
+    assert_eq!(r.text, "id,email,state,created_at,notice_version,permission_at,ref,verified_at_join\r\n");
     owner.export(none).await.assert(404);
 }
 

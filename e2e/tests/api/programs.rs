@@ -15,7 +15,12 @@ fn create_body(ws: Uuid, slug: &str) -> Value {
 }
 
 fn notice_body(purpose: &str, contact: &str, retention: &str) -> PublishNoticeRequest {
-    PublishNoticeRequest { purpose: purpose.into(), contact_text: contact.into(), retention_text: retention.into() }
+    PublishNoticeRequest {
+        purpose: purpose.into(),
+        contact_text: contact.into(),
+        retention_text: retention.into(),
+        questions: Vec::new(),
+    }
 }
 
 async fn events(app: &TestApp, program: Uuid, kind: &str) -> Vec<String> {

@@ -206,7 +206,7 @@ async fn export_has_every_entry_no_codes_and_neutralized_formula_cells() {
     assert_eq!(r.header("cache-control"), Some("private, no-store"));
     assert!(!r.text.contains(&code));
     let lines: Vec<&str> = r.text.lines().collect();
-    assert_eq!(lines[0], "id,email,state,created_at,notice_version,permission_at,ref");
+    assert_eq!(lines[0], "id,email,state,created_at,notice_version,permission_at,ref,verified_at_join");
     assert_eq!(lines.len(), 5);
     assert!(lines[1].starts_with(&format!("{entry},u0@example.com,invited,")));
     for (line, email) in lines[2..].iter().zip(["=cmd@example.com", "+sum@example.com", "-neg@example.com"]) {

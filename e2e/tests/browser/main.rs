@@ -25,6 +25,7 @@ mod keyboard;
 mod keys;
 mod owner_tools;
 mod public_pages;
+mod questions;
 mod rich_content;
 mod stack;
 mod trust_journey;

@@ -17,6 +17,7 @@ pub mod notice;
 pub mod pager;
 pub mod pow;
 pub mod program_nav;
+pub mod questions;
 pub mod reason;
 pub mod status;
 pub mod table;

@@ -18,8 +18,10 @@ use uuid::Uuid;
 use crate::api::{self, ApiError, Code};
 use crate::components::notice::NoticeView;
 use crate::components::pow::{self, Solution};
+use crate::components::questions::{answers_ready, AccountJoin, QuestionFields};
 use crate::components::set_title;
 use crate::components::status::{loaded, Arrived, ErrorNotice, Warning};
+use shared::questions::{Answers, JoinWith};
 
 /// The public program named by the route's `:slug`, for the form here and the embed.
 pub fn public_program() -> LocalResource<Result<PublicProgram, ApiError>> {
@@ -39,6 +41,7 @@ pub fn Waitlist() -> impl IntoView {
     let program = public_program();
     view! {
         {loaded(program, move |r| match r {
+                    Ok(p) if p.join_with == JoinWith::Account => view! { <AccountJoin program=p/> }.into_any(),
                     Ok(p) => {
                         set_title(&format!("Join the {} waitlist", p.title.as_deref().unwrap_or(&p.slug)));
                         let slug = p.slug.clone();
@@ -83,14 +86,21 @@ enum Outcome {
 
 #[component]
 pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
-    let PublicProgram { slug, title, description, signup_open, notice, proof_of_work, embed_origins: _ } = program;
+    let PublicProgram { slug, title, description, signup_open, notice, proof_of_work, embed_origins: _, join_with: _ } =
+        program;
     let email = RwSignal::new(String::new());
     let agreed = RwSignal::new(false);
     let outcome = RwSignal::new(Outcome::Idle);
     let attempt_key = StoredValue::new(None::<Uuid>);
+    let (questions, answers) = (StoredValue::new(notice.questions.clone()), RwSignal::new(Answers::new()));
     let checked = move || email.with(|v| (!v.trim().is_empty()).then(|| EmailKey::parse(v)));
-    let ready =
-        move || signup_open && agreed.get() && matches!(checked(), Some(Ok(_))) && outcome.get() != Outcome::Sending;
+    let ready = move || {
+        signup_open
+            && agreed.get()
+            && matches!(checked(), Some(Ok(_)))
+            && outcome.get() != Outcome::Sending
+            && answers.with(|a| questions.with_value(|q| answers_ready(q, a)))
+    };
 
     // Proof of work: solved in a worker from the start; a submit before it is done waits
     // for it (`queued`). A used or refused solution is replaced once and sent again.
@@ -115,6 +125,7 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
             permission: true,
             source: source_ref(),
             altcha: work.with_untracked(Solution::payload),
+            answers: answers.get_untracked(),
         };
         let path = path.clone();
         spawn_local(async move {
@@ -138,6 +149,7 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
             if next == Outcome::Received {
                 email.set(String::new());
                 agreed.set(false);
+                answers.set(Answers::new());
                 fresh_work.run(());
             }
             resolved.set_value(false);
@@ -182,7 +194,8 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
         } else {
             let notice = notice.clone();
             let published = published.clone();
-            view! { <FormBody signup_open notice published email agreed outcome checked ready on_email submit=submit/> }.into_any()
+            let fields = view! { <QuestionFields questions=questions.get_value() answers disabled=!signup_open/> };
+            view! { <FormBody signup_open notice published email agreed outcome checked ready on_email submit=submit fields/> }.into_any()
         }}
     }
 }
@@ -199,6 +212,8 @@ fn FormBody(
     ready: impl Fn() -> bool + Send + Sync + Copy + 'static,
     on_email: impl Fn(leptos::ev::Event) + 'static,
     submit: impl Fn(leptos::ev::SubmitEvent) + 'static,
+    /// The notice's questions (`components::questions`), after the address.
+    fields: impl IntoView + 'static,
 ) -> impl IntoView {
     let problem = move || match checked() {
         Some(Err(e)) => Some(sentence(&e.to_string())),
@@ -238,6 +253,7 @@ fn FormBody(
                     "Plain addresses such as name@example.com work. Some valid but unusual addresses are not accepted: ones with spaces, quotes, comments or non-English letters, and ones with an IP address instead of a domain name."
                 </p>
             })}
+            {fields}
             <section class="notice compact" aria-labelledby="notice-summary-heading">
                 <h3 id="notice-summary-heading">"What you agree to"</h3>
                 <p class="exact">{purpose.clone()}</p>

@@ -64,6 +64,8 @@ async fn export(state: web::Data<AppState>, user: VerifiedUser) -> Result<HttpRe
                 })
                 .collect(),
             draws: data.tickets.iter().filter(|t| t.entry_id == e.id).map(own_ticket).collect(),
+            answers: e.answers.clone(),
+            verified_at_join: e.verified_at_join.map(rfc3339),
         })
         .collect();
     let emails = user.email_keys().into_iter().map(str::to_owned).collect();

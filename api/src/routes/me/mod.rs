@@ -18,6 +18,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(entries::list)
         .service(waitlist::status)
         .service(waitlist::withdraw)
+        .service(waitlist::join)
         .service(erasure::erase)
         .service(erasure::export)
         .service(erasure::draws)

@@ -85,5 +85,7 @@ async fn detail(state: web::Data<AppState>, session: Session, path: web::Path<(U
         flags,
         duplicate_of: d.entry.duplicate_of,
         source: d.entry.source_ref,
+        answers: d.entry.answers,
+        verified_at_join: d.entry.verified_at_join.map(rfc3339),
     }))
 }

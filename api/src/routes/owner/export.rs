@@ -1,5 +1,6 @@
 //! `GET /api/owner/programs/{id}/entries.csv`: the owner's queue export (id, email,
-//! state, created_at, notice_version, permission_at, ref) — no codes, no digests — of
+//! state, created_at, notice_version, permission_at, ref, verified_at_join, then one
+//! column per question of the program's notice versions) — no codes, no digests — of
 //! every entry, or of those the listing's filters admit (`state`, `ref`, `flag`,
 //! `invitation`; issue 19). The email search is not an export filter: its fragment may
 //! only travel in a POST body, and the export is a GET; the SPA says so. Policy:
@@ -25,8 +26,10 @@ use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{get, web, HttpResponse, HttpResponseBuilder};
 use deadpool_postgres::Pool;
-use futures_util::stream::{self, StreamExt as _};
+use futures_util::stream;
 use shared::api::EntrySearch;
+use shared::questions::{answer_text, Question};
+use std::cell::{Cell, OnceCell};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -52,7 +55,19 @@ pub(super) fn csv_response(
         .body(body)
 }
 
-const HEADER: &str = "id,email,state,created_at,notice_version,permission_at,ref\r\n";
+const HEADER: &str = "id,email,state,created_at,notice_version,permission_at,ref,verified_at_join";
+
+/// The header line: the fixed columns, then one per question (its id; the label may
+/// change between versions, the id names the answer).
+fn header(columns: &[Question]) -> String {
+    let mut line = HEADER.to_owned();
+    for q in columns {
+        line.push(',');
+        line.push_str(&csv_cell(&q.id));
+    }
+    line.push_str("\r\n");
+    line
+}
 
 /// Batches of CSV between the reading task and the response body.
 const IN_FLIGHT: usize = 2;
@@ -69,7 +84,7 @@ queue_query! {
 }
 
 #[utoipa::path(operation_id = "exportEntries", params(ExportQuery), responses(
-    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at,ref (formula-neutralized); every entry, or those the filters admit.", content_type = "text/csv", body = String),
+    (status = 200, description = "The queue as CSV: id,email,state,created_at,notice_version,permission_at,ref,verified_at_join, then one column per question id (answers; several choices joined by `; `), formula-neutralized; every entry, or those the filters admit.", content_type = "text/csv", body = String),
 ))]
 #[get("/owner/programs/{id}/entries.csv")]
 async fn export(
@@ -85,13 +100,14 @@ async fn export(
     let reader = read_batches(state.pool.clone(), session.user_id.clone(), *id, filter, started, chunks);
     actix_web::rt::spawn(reader);
     decided.await.map_err(|_| ApiError::Internal(anyhow::anyhow!("the export's reader stopped")))??;
-    let rows = stream::unfold(body, |mut body| async move { body.recv().await.map(|chunk| (chunk, body)) });
-    let csv = stream::once(async { Ok(Bytes::from_static(HEADER.as_bytes())) }).chain(rows);
+    // The header is the reader's first chunk: its question columns come from the snapshot.
+    let csv = stream::unfold(body, |mut body| async move { body.recv().await.map(|chunk| (chunk, body)) });
     Ok(csv_response(HttpResponse::Ok(), "entries.csv", BodyStream::new(csv)))
 }
 
-/// The export's reading task: tells `started` whether the export may begin (with its
-/// first batch, or at the end for an empty program), then sends the batches as CSV.
+/// The export's reading task: tells `started` whether the export may begin (once the
+/// owner check passed and the question columns are read), sends the header, then the
+/// batches as CSV.
 async fn read_batches(
     pool: Pool,
     user_id: String,
@@ -100,13 +116,18 @@ async fn read_batches(
     started: oneshot::Sender<std::result::Result<(), ReadError>>,
     chunks: mpsc::Sender<Chunk>,
 ) {
-    let mut started = Some(started);
-    let outcome = queue::export(&pool, &user_id, program_id, &filter, async |rows: Vec<EntryRow>| {
-        if started.take().is_some_and(|s| s.send(Ok(())).is_err()) {
-            return false;
-        }
+    let started = Cell::new(Some(started));
+    let columns = OnceCell::new();
+    let start = |questions: Vec<Question>| {
+        let line = header(&questions);
+        let _ = columns.set(questions);
+        // The channel is empty before the first chunk, so the header always fits.
+        started.take().is_some_and(|s| s.send(Ok(())).is_ok()) && chunks.try_send(Ok(Bytes::from(line))).is_ok()
+    };
+    let outcome = queue::export(&pool, &user_id, program_id, &filter, start, async |rows: Vec<EntryRow>| {
+        let columns = columns.get().map(Vec::as_slice).unwrap_or_default();
         let mut csv = String::with_capacity(rows.len() * 128);
-        rows.iter().for_each(|e| push_line(&mut csv, e));
+        rows.iter().for_each(|e| push_line(&mut csv, e, columns));
         chunks.send(Ok(Bytes::from(csv))).await.is_ok()
     })
     .await;
@@ -122,9 +143,11 @@ async fn read_batches(
     }
 }
 
-/// One row, exactly as the export has always written it.
-fn push_line(csv: &mut String, e: &EntryRow) {
-    let line = [
+/// One row: the columns the export has always written, whether it joined with a
+/// verified account, then its answer to each question column (choices joined by `; `),
+/// formula-neutralized and quoted as the email is.
+fn push_line(csv: &mut String, e: &EntryRow, columns: &[Question]) {
+    let fixed = [
         e.id.to_string(),
         csv_cell(&e.email),
         e.state.to_string(),
@@ -133,7 +156,10 @@ fn push_line(csv: &mut String, e: &EntryRow) {
         rfc3339(e.permission_at),
         // The grammar (a-z 0-9 _ -) needs no quoting; a leading `-` is neutralized.
         e.source_ref.as_deref().map(csv_cell).unwrap_or_default(),
+        e.verified_at_join.map(rfc3339).unwrap_or_default(),
     ];
+    let answers = columns.iter().map(|q| e.answers.get(&q.id).map(|a| csv_cell(&answer_text(a))).unwrap_or_default());
+    let line: Vec<String> = fixed.into_iter().chain(answers).collect();
     csv.push_str(&line.join(","));
     csv.push_str("\r\n");
 }

@@ -20,12 +20,18 @@ impl TryFrom<PublishNoticeRequest> for NewNotice {
             purpose: bounded_lines(body.purpose, 1000, ErrorCode::InvalidPurpose)?,
             contact_text: bounded_lines(body.contact_text, 2000, ErrorCode::InvalidContactText)?,
             retention_text: bounded_lines(body.retention_text, 1000, ErrorCode::InvalidRetentionText)?,
+            questions: {
+                shared::questions::check_questions(&body.questions)
+                    .map_err(|_| ApiError::BadRequest(ErrorCode::InvalidQuestions))?;
+                body.questions
+            },
         })
     }
 }
 
 #[utoipa::path(operation_id = "publishNotice", request_body = PublishNoticeRequest, responses(
-    (status = 201, description = "The new notice version.", body = shared::api::Notice),
+    (status = 201, description = "The new notice version, with its questions.", body = shared::api::Notice),
+    (status = 400, description = "A text out of bounds, or questions that break the rules (`invalid_questions`: more than 10, a bad or repeated id, a label, choices or `maxLength` wrong for the kind)."),
     (status = 409, description = "The purpose differs from the program's (`purpose_mismatch`)."),
 ))]
 #[post("/owner/programs/{id}/notices")]

@@ -96,6 +96,7 @@ impl ProgramPatch {
                 .transpose()?,
             proof_of_work: body.proof_of_work,
             embed_origins,
+            join_with: body.join_with,
         })
     }
 }

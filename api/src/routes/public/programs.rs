@@ -26,5 +26,6 @@ async fn read(state: web::Data<AppState>, slug: web::Path<Slug>) -> Result<HttpR
         notice: views::notice(&p.notice),
         proof_of_work: p.pow_level,
         embed_origins: p.embed_origins,
+        join_with: p.join_with,
     }))
 }

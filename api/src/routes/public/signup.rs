@@ -7,7 +7,8 @@ use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::state::AppState;
 use crate::usecases::admission::{self, Gate, NewSignup};
-use actix_web::{post, web, HttpRequest, HttpResponse};
+use crate::usecases::metering::Meter;
+use actix_web::{post, web, HttpMessage, HttpRequest, HttpResponse};
 use shared::api::{SignupRequest, SignupResponse};
 use shared::{EmailKey, ErrorCode, Slug, SourceRef};
 
@@ -23,15 +24,17 @@ impl TryFrom<SignupRequest> for NewSignup {
             // A source outside the grammar is dropped, never refused (issue 15).
             source: body.source.as_deref().and_then(SourceRef::parse),
             altcha: body.altcha,
+            answers: body.answers,
+            verified: false,
         })
     }
 }
 
 #[utoipa::path(operation_id = "signUp", request_body = SignupRequest, responses(
     (status = 202, description = "Received: the same answer for a new email, a known one and a replayed key.", body = SignupResponse),
-    (status = 400, description = "A bad email, or a missing, wrong, expired or reused proof-of-work solution (`challenge_failed`) for a new request key."),
+    (status = 400, description = "A bad email; an answer missing, too long, not one of the choices or for no question of the notice (`invalid_answer`, with `question` naming it); or a missing, wrong, expired or reused proof-of-work solution (`challenge_failed`) for a new request key. Nothing is written."),
     (status = 404, description = "Unknown slug, inactive workspace or no notice published (as its `GET`)."),
-    (status = 409, description = "The key is bound to other fields, or the form is closed, the notice outdated or `permission` not `true`."),
+    (status = 409, description = "The key is bound to other fields (the answers included), or the form is closed, the notice outdated or `permission` not `true`, or the program asks applicants to join signed in (`account_required`: `POST /api/me/waitlist/{slug}/join`)."),
     (status = 429, description = "A queue or hourly cap is reached, or too many new attempts from this address.", headers(("Retry-After" = u32, description = "Seconds to wait."))),
 ))]
 #[post("/public/programs/{slug}/signups")]
@@ -42,10 +45,13 @@ async fn signup(
     slug: web::Path<Slug>,
 ) -> Result<HttpResponse> {
     let signup = NewSignup::try_from(body.into_inner())?;
+    let meter = Meter::default();
+    req.extensions_mut().insert(meter.clone());
     let gate = Gate {
         key: &state.settings.hmac_key,
         per_minute: state.settings.signup_rate_per_minute,
         client: client_addr(&req, &state.settings.trusted_proxies),
+        meter: &meter,
     };
     admission::sign_up(&state.pool, &state.admitter, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))

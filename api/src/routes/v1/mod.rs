@@ -92,6 +92,8 @@ async fn entries(
                 state: e.state,
                 created_at: rfc3339(e.created_at),
                 notice_version: e.notice_version,
+                answers: e.answers,
+                verified_at_join: e.verified_at_join.map(rfc3339),
             })
             .collect(),
         next_cursor: next.map(|c| c.encode()),

@@ -231,3 +231,22 @@ pub async fn public_record(pool: &Pool, slug: &str, draw_id: Uuid) -> Result<Bea
     })
     .await
 }
+
+/// Tickets of `entries` as the database would hold them after the close, sorted by ticket,
+/// `excluded` marked ineligible (by rule 7): the unit tests' frozen list.
+#[cfg(test)]
+pub(crate) fn test_tickets(program: Uuid, entries: &[Uuid], excluded: &[Uuid]) -> Vec<draws::TicketRow> {
+    let mut rows: Vec<draws::TicketRow> = entries
+        .iter()
+        .map(|e| draws::TicketRow {
+            entry_id: *e,
+            ticket: draw::ticket(program, *e).to_vec(),
+            eligible: Some(!excluded.contains(e)),
+            excluded_by: excluded.contains(e).then_some(7),
+            drawn_rank: None,
+            lapsed: None,
+        })
+        .collect();
+    rows.sort_by(|a, b| a.ticket.cmp(&b.ticket));
+    rows
+}

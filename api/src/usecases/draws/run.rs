@@ -170,21 +170,7 @@ pub(super) async fn select_winners(o: &Owned<'_, '_>, drawn: &[Uuid], draw_id: U
 mod tests {
     use super::*;
 
-    fn tickets(program: Uuid, entries: &[Uuid], excluded: &[Uuid]) -> Vec<TicketRow> {
-        let mut rows: Vec<TicketRow> = entries
-            .iter()
-            .map(|e| TicketRow {
-                entry_id: *e,
-                ticket: draw::ticket(program, *e).to_vec(),
-                eligible: Some(!excluded.contains(e)),
-                excluded_by: excluded.contains(e).then_some(7),
-                drawn_rank: None,
-                lapsed: None,
-            })
-            .collect();
-        rows.sort_by(|a, b| a.ticket.cmp(&b.ticket));
-        rows
-    }
+    use crate::usecases::draws::test_tickets as tickets;
 
     #[test]
     fn the_winners_are_the_first_eligible_tickets_in_the_beacons_order() {

@@ -64,19 +64,12 @@ fn select(seed: &[u8], tickets: &[TicketRow], waiting: &HashSet<Uuid>, winners: 
 mod tests {
     use super::*;
 
-    pub(crate) fn tickets(program: Uuid, entries: &[Uuid]) -> Vec<TicketRow> {
-        let mut rows: Vec<TicketRow> = entries
-            .iter()
-            .map(|e| TicketRow {
-                entry_id: *e,
-                ticket: draw::ticket(program, *e).to_vec(),
-                eligible: None,
-                excluded_by: None,
-                drawn_rank: None,
-                lapsed: None,
-            })
-            .collect();
-        rows.sort_by(|a, b| a.ticket.cmp(&b.ticket));
+    fn tickets(program: Uuid, entries: &[Uuid]) -> Vec<TicketRow> {
+        let mut rows = crate::usecases::draws::test_tickets(program, entries, &[]);
+        for row in &mut rows {
+            // A seeded draw (formats 1 and 2) decided eligibility when it ran.
+            (row.eligible, row.excluded_by) = (None, None);
+        }
         rows
     }
 

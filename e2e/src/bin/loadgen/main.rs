@@ -46,6 +46,9 @@ use std::time::Duration;
 pub enum Scenario {
     SignupOne,
     SignupPow,
+    /// `signup-one` into a program whose notice asks three questions, every request
+    /// answering all three (issue 31).
+    SignupAnswers,
     #[value(name = "signup-16")]
     Signup16,
     Replay,
@@ -59,6 +62,7 @@ impl Scenario {
         match self {
             Scenario::SignupOne => "signup-one",
             Scenario::SignupPow => "signup-pow",
+            Scenario::SignupAnswers => "signup-answers",
             Scenario::Signup16 => "signup-16",
             Scenario::Replay => "replay",
             Scenario::Read => "read",

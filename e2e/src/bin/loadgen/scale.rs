@@ -59,12 +59,16 @@ pub async fn run(ctx: &Context, opts: &Options, emit: &mut dyn FnMut(Report)) ->
     let owner = &ctx.owner;
 
     // Signups into the measured program, never more than it has room for.
-    let workload =
-        Workload::Signup { programs: vec![program_of(&near)], tag: format!("{}-scale-c{}", ctx.run, opts.clients) };
+    let workload = Workload::Signup {
+        programs: vec![program_of(&near)],
+        tag: format!("{}-scale-c{}", ctx.run, opts.clients),
+        answers: false,
+    };
     let limits = Limits { duration: Duration::from_secs_f64(opts.seconds), requests: Some(opts.cap_room as u64) };
     emit(driver::run(&ctx.api, workload, opts.clients, limits).await.named("scale-signup", opts.clients));
     if let Some(full) = &made.full {
-        let workload = Workload::Signup { programs: vec![program_of(full)], tag: format!("{}-full", ctx.run) };
+        let workload =
+            Workload::Signup { programs: vec![program_of(full)], tag: format!("{}-full", ctx.run), answers: false };
         let limits = Limits { duration: Duration::from_secs_f64(opts.seconds), requests: Some(opts.samples) };
         emit(driver::run(&ctx.api, workload, opts.clients, limits).await.named("scale-signup-full", opts.clients));
     }

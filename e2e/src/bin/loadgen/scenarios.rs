@@ -6,7 +6,7 @@
 
 use crate::client::Caller;
 use crate::driver::{self, Limits};
-use crate::setup::{signup_body, Context, Program, EMAIL_DOMAIN};
+use crate::setup::{signup_body, three_answers, three_questions, Context, Program, EMAIL_DOMAIN};
 use crate::stats::Report;
 use crate::{pow, Args, Scenario};
 use anyhow::Context as _;
@@ -31,6 +31,8 @@ pub enum Workload {
     Signup {
         programs: Vec<Program>,
         tag: String,
+        /// Whether each request answers [`crate::setup::three_questions`].
+        answers: bool,
     },
     /// Signups into one program with proof of work on, each carrying one of `solutions`
     /// (solved before the cell); the cell ends early if they run out.
@@ -84,13 +86,19 @@ pub async fn prepare_cell(
     let tag = format!("{}-c{clients}", ctx.run);
     Ok(match scenario {
         Scenario::Scale => anyhow::bail!("scale runs on its own (scale.rs)"),
-        Scenario::SignupOne => Workload::Signup { programs: vec![ctx.program(&ctx.slug("one"), false).await?], tag },
+        Scenario::SignupOne => {
+            Workload::Signup { programs: vec![ctx.program(&ctx.slug("one"), false).await?], tag, answers: false }
+        }
+        Scenario::SignupAnswers => {
+            let program = ctx.program_asking(&ctx.slug("answers"), false, three_questions()).await?;
+            Workload::Signup { programs: vec![program], tag, answers: true }
+        }
         Scenario::Signup16 => {
             let mut programs = Vec::with_capacity(16);
             for i in 0..16 {
                 programs.push(ctx.program(&ctx.slug(&format!("p{i}")), false).await?);
             }
-            Workload::Signup { programs, tag }
+            Workload::Signup { programs, tag, answers: false }
         }
         Scenario::SignupPow => signup_pow(ctx, args, clients, tag).await?,
         Scenario::Replay => {
@@ -117,15 +125,15 @@ impl Workload {
     /// Sends request number `seq` of client `worker`; `None` when the workload is used up.
     pub fn request(&self, ctx: &crate::client::Api, worker: usize, seq: u64) -> Option<reqwest::RequestBuilder> {
         match self {
-            Workload::Signup { programs, tag } => {
+            Workload::Signup { programs, tag, answers } => {
                 let program = &programs[(worker + seq as usize) % programs.len()];
                 let email = format!("s{seq}-w{worker}-{tag}@{EMAIL_DOMAIN}");
                 let path = format!("/api/public/programs/{}/signups", program.slug);
-                Some(ctx.request(Method::POST, &path, None).json(&signup_body(
-                    Uuid::new_v4(),
-                    &email,
-                    program.notice_version,
-                )))
+                let mut body = signup_body(Uuid::new_v4(), &email, program.notice_version);
+                if *answers {
+                    body["answers"] = three_answers(seq);
+                }
+                Some(ctx.request(Method::POST, &path, None).json(&body))
             }
             Workload::SignupPow { program, tag, solutions, next, .. } => {
                 let altcha = solutions.get(next.fetch_add(1, Ordering::Relaxed))?;
@@ -192,7 +200,7 @@ async fn signup_pow(ctx: &Context, args: &Args, clients: usize, tag: String) -> 
         Some(n) => n,
         None => {
             let program = ctx.program(&ctx.slug("powcal"), false).await?;
-            let calibration = Workload::Signup { programs: vec![program], tag: format!("{tag}-cal") };
+            let calibration = Workload::Signup { programs: vec![program], tag: format!("{tag}-cal"), answers: false };
             let limits = Limits { duration: Duration::from_secs(1), requests: None };
             let rate = driver::run(&ctx.api, calibration, clients, limits).await.throughput;
             prep.push(("pow_calibration_rps", json!(rate)));

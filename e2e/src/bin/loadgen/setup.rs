@@ -73,14 +73,19 @@ impl Context {
 
     /// An open program with a notice (and, with `content`, private content and access on).
     pub async fn program(&self, slug: &str, content: bool) -> anyhow::Result<Program> {
+        self.program_asking(slug, content, json!([])).await
+    }
+
+    /// [`Context::program`] whose notice asks `questions` (issue 31).
+    pub async fn program_asking(&self, slug: &str, content: bool, questions: Value) -> anyhow::Result<Program> {
         let body = json!({
             "workspaceId": self.workspace, "slug": slug, "purpose": PURPOSE,
             "queueCap": CAP, "hourlyCap": CAP, "seatCap": CAP, "maxInviteDays": 30,
         });
         let p = self.owner(Method::POST, "/api/owner/programs", Some(&body), &[201]).send().await?;
         let id = p["id"].as_str().context("program id")?.to_owned();
-        let notice =
-            json!({"purpose": PURPOSE, "contactText": "Benchmark only.", "retentionText": "Dropped after the run."});
+        let notice = json!({"purpose": PURPOSE, "contactText": "Benchmark only.",
+                            "retentionText": "Dropped after the run.", "questions": questions});
         let n = self
             .owner(Method::POST, &format!("/api/owner/programs/{id}/notices"), Some(&notice), &[201])
             .send()
@@ -211,6 +216,22 @@ impl OwnerCall<'_> {
     async fn send(self) -> anyhow::Result<Value> {
         self.ctx.api.call(self.method, &self.path, Some(&self.ctx.owner), self.body.as_ref(), &self.expect).await
     }
+}
+
+/// The three questions of `signup-answers`: a short text, one choice, several choices.
+pub fn three_questions() -> Value {
+    json!([
+        {"id": "name", "kind": "shortText", "label": "Your name", "required": true},
+        {"id": "role", "kind": "oneChoice", "label": "Your role", "required": true,
+         "choices": ["Engineer", "Designer", "Founder"]},
+        {"id": "tools", "kind": "manyChoices", "label": "Tools", "required": false, "choices": ["Rust", "Go", "Zig"]},
+    ])
+}
+
+/// Answers to [`three_questions`], varied by `seq`.
+pub fn three_answers(seq: u64) -> Value {
+    let roles = ["Engineer", "Designer", "Founder"];
+    json!({"name": format!("Applicant number {seq}"), "role": roles[seq as usize % 3], "tools": ["Rust", "Zig"]})
 }
 
 pub fn signup_body(key: Uuid, email: &str, notice_version: i64) -> Value {

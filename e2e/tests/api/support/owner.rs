@@ -38,6 +38,7 @@ pub fn notice() -> PublishNoticeRequest {
         purpose: PURPOSE.into(),
         contact_text: "We will email you once.".into(),
         retention_text: "Kept 12 months.".into(),
+        questions: Vec::new(),
     }
 }
 
@@ -56,6 +57,7 @@ pub fn changes() -> PatchProgramRequest {
         description: None,
         proof_of_work: None,
         embed_origins: None,
+        join_with: None,
     }
 }
 

@@ -15,6 +15,7 @@ pub fn signup_request(email: &str) -> SignupRequest {
         permission: true,
         source: None,
         altcha: None,
+        answers: Default::default(),
     }
 }
 
@@ -44,6 +45,7 @@ impl TestApp {
             permission,
             source: None,
             altcha: None,
+            answers: Default::default(),
         };
         self.try_signup_with(slug, &request).await
     }

@@ -15,6 +15,7 @@ use crate::components::events::FilteredEvents;
 use crate::components::invitation::{CodePanel, DeliveryForm, OneTimeCode};
 use crate::components::notice::NoticeView;
 use crate::components::program_nav::ProgramNav;
+use crate::components::questions::AnswersList;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::components::text::{time, StateBadge};
@@ -92,7 +93,14 @@ fn EntryView(
                 <StateBadge state=e.state.as_str()/>
             </div>
             <p class="muted">{format!("Joined {} · agreed to notice version {} at {}", time(&e.created_at), notice.version, time(&e.permission_at))}</p>
+            {e.verified_at_join.as_ref().map(|at| view! { <p class="verified-join">{format!("Joined signed in, with an address the account had confirmed ({})", time(at))}</p> })}
         </section>
+        {(!notice.questions.is_empty()).then(|| view! {
+            <section class="card" aria-labelledby="answers-heading">
+                <h2 id="answers-heading">"Answers"</h2>
+                <AnswersList questions=notice.questions.clone() answers=e.answers.clone()/>
+            </section>
+        })}
         <Actions e=e.clone() p=p.clone() feedback reload on_issued/>
         <Invitations e=e.clone() code reload/>
         <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text

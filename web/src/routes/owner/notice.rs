@@ -9,6 +9,7 @@ use shared::api::{Notice, Program, PublishNoticeRequest};
 use crate::api::{self, ApiError};
 use crate::components::notice::NoticeView;
 use crate::components::program_nav::ProgramNav;
+use crate::components::questions::QuestionsEditor;
 use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::routes::owner::{load_program, uuid_param};
@@ -45,11 +46,17 @@ fn Publisher(p: Program, outcome: RwSignal<Option<Result<i32, ApiError>>>, reloa
     let contact = RwSignal::new(current.as_ref().map(|n| n.contact_text.clone()).unwrap_or_default());
     let retention = RwSignal::new(current.as_ref().map(|n| n.retention_text.clone()).unwrap_or_default());
     let purpose = p.purpose.clone();
+    // The next version starts from the current questions (issue 31).
+    let questions = RwSignal::new(current.as_ref().map(|n| n.questions.clone()).unwrap_or_default());
     let next_version = current.as_ref().map_or(1, |n| n.version + 1);
     let pending = RwSignal::new(false);
     let id = p.id;
-    let ready =
-        move || !pending.get() && !contact.with(|c| c.trim().is_empty()) && !retention.with(|r| r.trim().is_empty());
+    let ready = move || {
+        !pending.get()
+            && !contact.with(|c| c.trim().is_empty())
+            && !retention.with(|r| r.trim().is_empty())
+            && questions.with(|q| shared::questions::check_questions(q).is_ok())
+    };
     let submit = {
         let purpose = purpose.clone();
         move |ev: leptos::ev::SubmitEvent| {
@@ -61,6 +68,7 @@ fn Publisher(p: Program, outcome: RwSignal<Option<Result<i32, ApiError>>>, reloa
                 purpose: purpose.clone(),
                 contact_text: contact.get_untracked(),
                 retention_text: retention.get_untracked(),
+                questions: questions.get_untracked(),
             };
             pending.set(true);
             outcome.set(None);
@@ -79,6 +87,11 @@ fn Publisher(p: Program, outcome: RwSignal<Option<Result<i32, ApiError>>>, reloa
         Some(n) => view! {
             <NoticeView purpose=n.purpose contact_text=n.contact_text retention_text=n.retention_text
                 published=(n.version, n.published_at) heading="Current notice"/>
+            {(!n.questions.is_empty()).then(|| view! {
+                <section class="card"><h3>"Its questions"</h3><ul>
+                    {n.questions.into_iter().map(|q| view! { <li>{format!("{} — {}{}", q.label, q.kind.title(), if q.required { ", required" } else { "" })}</li> }).collect_view()}
+                </ul></section>
+            })}
         }
         .into_any(),
         None => {
@@ -94,6 +107,7 @@ fn Publisher(p: Program, outcome: RwSignal<Option<Result<i32, ApiError>>>, reloa
             <textarea id="notice-contact" rows="3" prop:value=move || contact.get() on:input=move |ev| contact.set(event_target_value(&ev))></textarea>
             <label for="notice-retention">"Retention text"</label>
             <textarea id="notice-retention" rows="3" prop:value=move || retention.get() on:input=move |ev| retention.set(event_target_value(&ev))></textarea>
+            <QuestionsEditor questions/>
             <button type="submit" disabled=move || !ready()>{move || if pending.get() { "Publishing…" } else { "Publish this notice" }}</button>
         </form>
         <div class="preview" aria-live="off">

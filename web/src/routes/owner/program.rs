@@ -17,6 +17,7 @@ use crate::components::clerk_sync::ClerkSyncForm;
 use crate::components::confirm::ConfirmButton;
 use crate::components::edge::{EmbedForm, PresentationForm};
 use crate::components::program_nav::ProgramNav;
+use crate::components::questions::JoinWithForm;
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice, RequireSignIn, Success, Warning};
 use crate::routes::owner::{conflict_text, load_program, uuid_param};
@@ -81,6 +82,7 @@ fn Overview(
         embed_origins: None,
         seat_cap: None,
         clerk: None,
+        join_with: None,
     };
     let (open, access) = (p.signup_open, p.access_enabled);
     let toggle_open = {
@@ -113,6 +115,7 @@ fn Overview(
     let presentation_blank = blank.clone();
     let embed_blank = blank.clone();
     let clerk_blank = blank.clone();
+    let join_blank = blank.clone();
     let save_caps = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let [q, h, s] = caps.map(|(_, v)| v.get_untracked().trim().parse::<i32>().ok());
@@ -173,5 +176,6 @@ fn Overview(
         <PresentationForm p=p.clone() blank=presentation_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
         <EmbedForm p=p.clone() blank=embed_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
         <ClerkSyncForm p=p.clone() blank=clerk_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
+        <JoinWithForm p=p.clone() blank=join_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
     }
 }

@@ -26,6 +26,7 @@ use crate::components::bulk::{Bulk, BulkButtons, BulkPanel};
 use crate::components::download::save_text;
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
+use crate::components::questions::answers_line;
 use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::components::text::{flag_label, label, time, StateBadge};
@@ -130,6 +131,16 @@ fn QueueView(p: Program) -> impl IntoView {
         let click = move |_| apply_now(Filters { invitation: f.as_str().to_owned(), ..Filters::default() });
         (on, click)
     };
+    // Issue 31: answers as an optional column, and the current notice's choices to filter by.
+    let show_answers = RwSignal::new(false);
+    let choices: Vec<(String, String, String)> = p
+        .notice
+        .iter()
+        .flat_map(|n| n.questions.iter())
+        .filter(|q| q.kind.has_choices())
+        .flat_map(|q| q.choices().iter().map(|c| (q.label.clone(), format!("{}={c}", q.id), c.clone())))
+        .collect();
+    let asks = p.notice.as_ref().is_some_and(|n| !n.questions.is_empty());
     let (unsent_on, show_unsent) = by_invitation(InvitationFilter::Unsent);
     let (expiring_on, show_expiring) = by_invitation(InvitationFilter::Expiring);
     view! {
@@ -140,6 +151,13 @@ fn QueueView(p: Program) -> impl IntoView {
                 <button type="button" class="secondary" on:click=export aria-describedby="export-scope">"Export CSV"</button>
             </BulkButtons>
             <p id="export-scope" class="muted small">{move || applied.with(Filters::export_scope)}</p>
+            {asks.then(|| view! {
+                <div class="check">
+                    <input id="queue-show-answers" type="checkbox" prop:checked=move || show_answers.get()
+                        on:change=move |ev| show_answers.set(event_target_checked(&ev))/>
+                    <label for="queue-show-answers">"Show answers"</label>
+                </div>
+            })}
         </section>
         <BulkPanel bulk program_id=id slug=p.slug.clone() max_days=p.max_invite_days done=refresh/>
         {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
@@ -154,7 +172,7 @@ fn QueueView(p: Program) -> impl IntoView {
                 </button>
             </div>
         </section>
-        <FilterForm form apply=Callback::new(apply_now)/>
+        <FilterForm form apply=Callback::new(apply_now) choices/>
         <DeclineFlagged program_id=id done=refresh/>
         {loaded(page, move |r| match r {
                     Ok(pg) if { count(&pg); pg.entries.is_empty() } => view! {
@@ -162,7 +180,7 @@ fn QueueView(p: Program) -> impl IntoView {
                         <Pager cursors next=None label="Queue pages"/>
                     }.into_any(),
                     Ok(pg) => view! {
-                        <Rows program_id=id entries=pg.entries selected/>
+                        <Rows program_id=id entries=pg.entries selected answers=show_answers.get()/>
                         <Pager cursors next=pg.next_cursor label="Queue pages"/>
                     }.into_any(),
                     Err(err) => view! { <ErrorNotice err/> }.into_any(),
@@ -171,7 +189,13 @@ fn QueueView(p: Program) -> impl IntoView {
 }
 
 #[component]
-fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSet<Uuid>>) -> impl IntoView {
+fn Rows(
+    program_id: Uuid,
+    entries: Vec<EntrySummary>,
+    selected: RwSignal<BTreeSet<Uuid>>,
+    /// Whether the answers column is shown.
+    answers: bool,
+) -> impl IntoView {
     let ids: Vec<Uuid> = entries.iter().map(|e| e.id).collect();
     let all_ids = ids.clone();
     let all = move || selected.with(|s| all_ids.iter().all(|i| s.contains(i)));
@@ -196,7 +220,9 @@ fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSe
                     <td class="nowrap joined">{time(&e.created_at)}</td>
                     <td class="hide-narrow">{format!("v{}", e.notice_version)}</td>
                     <td class="flags">{e.flags.iter().map(|f| view! { <span class="badge flag">{flag_label(*f)}</span> " " }).collect_view()}
+                        {e.verified_at_join.is_some().then(|| view! { <span class="badge verified">"Verified account"</span> " " })}
                         {e.source.map(|s| view! { <span class="muted small">{format!("ref: {s}")}</span> })}</td>
+                    {answers.then(|| view! { <td class="answers-cell">{answers_line(&e.answers)}</td> })}
                 </tr>
             }
         })
@@ -213,6 +239,7 @@ fn Rows(program_id: Uuid, entries: Vec<EntrySummary>, selected: RwSignal<BTreeSe
                         <th scope="col">"Joined"</th>
                         <th scope="col" class="hide-narrow">"Notice"</th>
                         <th scope="col">"Flags"</th>
+                        {answers.then(|| view! { <th scope="col">"Answers"</th> })}
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>

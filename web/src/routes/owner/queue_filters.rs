@@ -24,24 +24,48 @@ pub struct Filters {
     pub flag: String,
     /// `unsent` or `expiring` (issue 19).
     pub invitation: String,
+    /// An answer to a choice question, as `id=choice` (issue 31).
+    pub answer: String,
+    /// `true` (joined with a verified account) or `false` (issue 31).
+    pub verified: String,
 }
 
 impl Filters {
     /// The filters a GET may carry (all but the email fragment), as a query string.
     pub fn query(&self) -> String {
         let enc = |v: &str| String::from(js_sys::encode_uri_component(v));
-        [("state", &self.state), ("ref", &self.source), ("flag", &self.flag), ("invitation", &self.invitation)]
-            .into_iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| format!("{k}={}", enc(v)))
-            .collect::<Vec<_>>()
-            .join("&")
+        let (question, choice) = self.answer_parts();
+        let (question, choice) = (question.to_owned(), choice.to_owned());
+        [
+            ("state", &self.state),
+            ("ref", &self.source),
+            ("flag", &self.flag),
+            ("invitation", &self.invitation),
+            ("question", &question),
+            ("choice", &choice),
+            ("verified", &self.verified),
+        ]
+        .into_iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k}={}", enc(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+    }
+
+    /// The answer filter as (question id, choice); empty when none.
+    pub fn answer_parts(&self) -> (&str, &str) {
+        self.answer.split_once('=').unwrap_or_default()
     }
 
     /// How many entries match, when the program's own figures say (no count is run for
     /// it): the unfiltered queue, a state the figures count, or an invitation filter.
     pub fn known_total(&self, c: &ProgramCounts) -> Option<i64> {
-        if !(self.q.is_empty() && self.source.is_empty() && self.flag.is_empty()) {
+        if !(self.q.is_empty()
+            && self.source.is_empty()
+            && self.flag.is_empty()
+            && self.answer.is_empty()
+            && self.verified.is_empty())
+        {
             return None;
         }
         match (self.state.as_str(), self.invitation.as_str()) {
@@ -82,9 +106,23 @@ pub async fn load_page(id: Uuid, f: Filters, cursor: Option<String>) -> Result<E
         api::get::<EntryPage>(url).await
     } else {
         let some = |v: String| (!v.is_empty()).then_some(v);
-        let Filters { state, q, source, flag, invitation } = f;
+        let (question, choice) = f.answer_parts();
+        let (question, choice) = (some(question.to_owned()), some(choice.to_owned()));
+        let verified = f.verified.parse::<bool>().ok();
+        let Filters { state, q, source, flag, invitation, .. } = f;
         let (state, source, flag, invitation) = (some(state), some(source), some(flag), some(invitation));
-        let search = EntrySearch { state, cursor, limit: Some(PAGE_SIZE), q: Some(q), source, flag, invitation };
+        let search = EntrySearch {
+            state,
+            cursor,
+            limit: Some(PAGE_SIZE),
+            q: Some(q),
+            source,
+            flag,
+            invitation,
+            question,
+            choice,
+            verified,
+        };
         api::post::<_, EntryPage>(format!("/api/owner/programs/{id}/entries/search"), &search).await
     }
 }
@@ -108,7 +146,28 @@ pub fn result_count(total: Option<i64>, page: usize, shown: usize, more: bool) -
 /// The filter form: its fields show `form`; submitting hands the trimmed filters to
 /// `apply`. A source that is not one (an address typed there, say) never reaches a URL.
 #[component]
-pub fn FilterForm(form: RwSignal<Filters>, apply: Callback<Filters>) -> impl IntoView {
+pub fn FilterForm(
+    form: RwSignal<Filters>,
+    apply: Callback<Filters>,
+    /// The current notice's choice questions as (label, `id=choice`, choice), for the
+    /// answer filter (issue 31).
+    #[prop(optional)]
+    choices: Vec<(String, String, String)>,
+) -> impl IntoView {
+    let answer_filter = (!choices.is_empty()).then(|| {
+        view! {
+            <div>
+                <label for="queue-answer">"Answer"</label>
+                <select id="queue-answer" on:change=move |ev| form.update(|f| f.answer = event_target_value(&ev))>
+                    <option value="" prop:selected=move || form.with(|f| f.answer.is_empty())>"Any"</option>
+                    {choices.into_iter().map(|(label, value, choice)| {
+                        let v = value.clone();
+                        view! { <option value=value prop:selected=move || form.with(|f| f.answer == v)>{format!("{label}: {choice}")}</option> }
+                    }).collect_view()}
+                </select>
+            </div>
+        }
+    });
     let source_error = RwSignal::new(false);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -156,6 +215,15 @@ pub fn FilterForm(form: RwSignal<Filters>, apply: Callback<Filters>) -> impl Int
                 <p id="queue-ref-error" class="field-error small" role="alert" hidden=move || !source_error.get()>
                     "A source is 1–40 characters: a–z, 0–9, _ and -."
                 </p>
+            </div>
+            {answer_filter}
+            <div>
+                <label for="queue-verified">"Joined"</label>
+                <select id="queue-verified" on:change=move |ev| form.update(|f| f.verified = event_target_value(&ev))>
+                    <option value="" prop:selected=move || form.with(|f| f.verified.is_empty())>"Any way"</option>
+                    <option value="true" prop:selected=move || form.with(|f| f.verified == "true")>"With a verified account"</option>
+                    <option value="false" prop:selected=move || form.with(|f| f.verified == "false")>"With a typed address"</option>
+                </select>
             </div>
             <div class="grow">
                 <label for="queue-search">"Email contains"</label>
