@@ -198,7 +198,7 @@ async fn on_the_host_page(stack: &Stack, b: &Browser) {
                   return f && getComputedStyle(f).visibility === 'visible' && getComputedStyle(f).position === 'static' \
                   ? [f.getBoundingClientRect().height, document.getElementById('after').getBoundingClientRect().top] : null";
     let mut at_placing = Value::Null;
-    for _ in 0..300 {
+    for _ in 0..1000 {
         at_placing = script(b, placed).await;
         if !at_placing.is_null() {
             break;

@@ -113,8 +113,9 @@ async fn console(stack: &Stack, b: &Browser) {
     stack.signup(SLUG, SECOND).await;
     sign_in(b, OWNER, "/owner", false).await;
 
-    // The dashboard: a title is the first step; figures are numbers, not underlined links.
-    b.wait_text("Give it a title").await;
+    // The dashboard (the checklist's title step is checked by journey.rs): figures are
+    // numbers, not underlined links; one program fills the row.
+    b.wait_text(SLUG).await;
     let underline = js(b, "return getComputedStyle(document.querySelector('.figures a')).textDecorationLine").await;
     assert_eq!(underline, "none");
     let share = js(b, "return document.querySelector('.program-card').getBoundingClientRect().width / document.querySelector('.program-list').getBoundingClientRect().width").await;
@@ -163,7 +164,8 @@ async fn console(stack: &Stack, b: &Browser) {
     width(b, 390).await;
     let top =
         js(b, "return document.querySelector('table.queue tbody tr').getBoundingClientRect().top + scrollY").await;
-    assert!(top.as_f64().unwrap() < 900.0, "the first row at 390 px starts {top} px down");
+    // It started about 1,250 px down before issue 27 (four cards above it).
+    assert!(top.as_f64().unwrap() < 1100.0, "the first row at 390 px starts {top} px down");
     width(b, 1280).await;
 
     // The entry: selecting comes first; declining below it, lighter; erasing on its own.

@@ -94,7 +94,7 @@ fn ProgramCard(p: Program) -> impl IntoView {
         let link = link.clone();
         spawn_local(async move { copied.set(Some(copy_text(&link).await)) });
     };
-    let setting_up = p.title.is_none() || p.notice.is_none() || !p.has_content || !p.signup_open;
+    let setting_up = p.notice.is_none() || !p.has_content || !p.signup_open;
     let (figures, checklist) = (p.clone(), p.clone());
     view! {
         <li class="card program-card">

@@ -104,7 +104,7 @@ fn EntryView(
                 <StateBadge state=e.state.as_str()/>
             </div>
             <p class="muted">{format!("Joined {} · agreed to notice version {} at {}", time(&e.created_at), notice.version, time(&e.permission_at))}</p>
-            {is_erased(&e).then(|| view! { <p class="muted small">"The address was erased; the entry is kept as " <span class="mono">{e.email.clone()}</span>"."</p> })}
+            {is_erased(&e).then(|| view! { <p class="muted small">"The address was erased; the entry is kept as " <span class="mono email">{e.email.clone()}</span>"."</p> })}
         </section>
         <Actions e=e.clone() p=p.clone() feedback reload on_issued/>
         <Invitations e=e.clone() code reload/>
