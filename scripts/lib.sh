@@ -71,8 +71,8 @@ ensure_rust_tools() { # the WASM toolchain of TOOLCHAIN.md; never lets Trunk dow
 }
 
 # The root package.json's devDependencies, each pinned to an exact version: binaryen 132
-# (wasm-opt for Trunk), axe-core (the browser tests' accessibility checks) and @clerk/backend
-# (Clerk's SDK, for the clerk-dev fidelity test).
+# (wasm-opt for Trunk), axe-core (the browser tests' accessibility checks), @clerk/backend
+# (Clerk's SDK, for the clerk-dev fidelity test) and standardwebhooks (the webhook library check).
 # `npm ci` whenever one is missing or at another version. Node.js comes with the machine;
 # @clerk/backend needs Node >= 20.9, so an older one stops here with a clear message.
 ensure_npm_packages() {
@@ -89,6 +89,25 @@ ensure_npm_packages() {
     say "npm ci (binaryen 132 for wasm-opt, axe-core for the accessibility checks, @clerk/backend for the SDK fidelity test)"
     (cd "$root" && npm ci --no-audit --no-fund --silent)
   fi
+}
+
+# The webhook library check (e2e/tests/api/webhook_libraries.rs): Standard Webhooks' official
+# Python library, cryptography (Ed25519) and jsonschema, pinned in e2e/webhooks/requirements.txt,
+# in a project-local virtual environment of its own (.local/webhook-libs, apart from Schemathesis's); the npm library comes with
+# ensure_npm_packages (package.json).
+ensure_webhook_libraries() {
+  local venv="$root/.local/webhook-libs" wanted="$root/e2e/webhooks/requirements.txt"
+  if [[ ! -x "$venv/bin/python" ]]; then
+    command -v python3 >/dev/null || apt_install python3 python3-venv
+    say "python3 -m venv .local/webhook-libs"
+    mkdir -p "$root/.local"
+    python3 -m venv "$venv" || { apt_install python3-venv; python3 -m venv "$venv"; }
+  fi
+  if ! cmp -s "$wanted" "$venv/.requirements"; then
+    say "pip install -r e2e/webhooks/requirements.txt (standardwebhooks, cryptography, jsonschema)"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$wanted" && cp "$wanted" "$venv/.requirements"
+  fi
+  ensure_npm_packages
 }
 
 ensure_browser() { # Debian's Chromium and ChromeDriver for the browser tests

@@ -9,6 +9,7 @@
 //! is decided.
 
 use actix_web::{get, HttpResponse};
+use shared::integrations::WebhookEventType;
 use std::sync::OnceLock;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{HttpMethod, Operation, ParameterBuilder, ParameterIn};
@@ -72,6 +73,7 @@ static DOCUMENT: OnceLock<String> = OnceLock::new();
 /// worker collects the same document; the first one kept is served.
 pub fn publish(mut doc: Document) {
     DOCUMENT.get_or_init(|| {
+        crate::http::methods::learn(&doc);
         EdgeAnswers.modify(&mut doc);
         let mut json: serde_json::Value = serde_json::to_value(&doc).expect("the OpenAPI document serializes");
         json["webhooks"] = webhooks();
@@ -366,26 +368,102 @@ fn edge_responses() -> [(&'static str, Response); 8] {
 }
 
 /// The document's top-level `webhooks` (OpenAPI 3.1): what the outbox posts to an
-/// owner's endpoint, one entry per event type, each the same signed thin payload.
+/// owner's endpoint, one entry per event type, each with its own JSON Schema (the exact
+/// `data` fields that type carries, nothing else) and an example.
 fn webhooks() -> serde_json::Value {
     use serde_json::json;
     let header = |name: &str, description: &str| json!({"name": name, "in": "header", "required": true, "description": description, "schema": {"type": "string"}});
     let parameters = json!([
         header("webhook-id", "`msg_…`: the message id, the same on every retry (deduplicate on it)."),
         header("webhook-timestamp", "Unix seconds of this attempt; refuse one more than 5 minutes away."),
-        header("webhook-signature", "Space-separated `v1,<base64>` HMAC-SHA256 signatures of `{webhook-id}.{webhook-timestamp}.{body}` under the base64-decoded part of the `whsec_` secret; during a rotation both secrets sign."),
+        header("webhook-signature", "Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` HMAC-SHA256 under the base64-decoded part of the `whsec_` secret, or, for a `v1a` endpoint, `v1a,<base64>` Ed25519 verified with its `whpk_` public key; during a rotation both keys sign."),
     ]);
-    let operation = |t: &str| {
+    let operation = |t: WebhookEventType| {
+        let (schema, example) = event_schema(t);
         json!({"post": {
-            "operationId": format!("webhook_{}", t.replace('.', "_")),
-            "summary": format!("`{t}`"),
-            "description": "Standard Webhooks 1.0. Thin: ids and the new state only, never an email, code or key. At least once: retried with backoff (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) until a 2xx.",
+            "operationId": format!("webhook_{}", t.as_str().replace('.', "_")),
+            "summary": format!("`{}`", t.as_str()),
+            "description": match t {
+                WebhookEventType::WebhookTest => "Sent to one endpoint only, by `POST …/webhooks/{webhookId}/test`. Accept and ignore it.",
+                _ => "Standard Webhooks 1.0. Thin: ids and the new state only, never an email, code or key. At least once: retried with backoff (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) until a 2xx; `410` disables the endpoint; `429`/`503` with `Retry-After` is waited out.",
+            },
             "parameters": parameters,
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WebhookPayload"}}}},
+            "requestBody": {"required": true, "content": {"application/json": {"schema": schema, "example": example}}},
             "responses": {"2XX": {"description": "Received; any other answer (or none within 5 s) is retried."}}
         }})
     };
-    shared::integrations::WebhookEventType::ALL.iter().map(|t| (t.as_str().to_owned(), operation(t.as_str()))).collect()
+    WebhookEventType::ALL
+        .into_iter()
+        .chain([WebhookEventType::WebhookTest])
+        .map(|t| (t.as_str().to_owned(), operation(t)))
+        .collect()
+}
+
+/// One event type's body: its JSON Schema and an example. Which ids and states each type
+/// carries is what `outbox_enqueue` (V123) builds.
+fn event_schema(t: WebhookEventType) -> (serde_json::Value, serde_json::Value) {
+    use serde_json::{json, Map, Value};
+    let uuid = json!({"type": "string", "format": "uuid"});
+    let id = |n: u8| Value::String(format!("{n:08x}-0000-4000-8000-000000000000"));
+    // (field, required, schema, example)
+    let mut fields: Vec<(&str, bool, Value, Value)> = vec![("workspaceId", true, uuid.clone(), id(1))];
+    let state = |states: &[&str]| json!({"type": "string", "enum": states});
+    let entry_state = |states: &[&str], ex: &str| ("state", true, state(states), json!(ex));
+    use WebhookEventType as T;
+    if t != T::WebhookTest {
+        fields.push(("programId", true, uuid.clone(), id(2)));
+    }
+    match t {
+        T::EntryCreated => {
+            fields.extend([("entryId", true, uuid.clone(), id(3)), entry_state(&["waiting", "active"], "waiting")])
+        }
+        T::EntrySelected => {
+            fields.extend([("entryId", true, uuid.clone(), id(3)), entry_state(&["selected"], "selected")])
+        }
+        T::EntryDeclined => {
+            fields.extend([("entryId", true, uuid.clone(), id(3)), entry_state(&["declined"], "declined")])
+        }
+        T::EntryWithdrawn => {
+            fields.extend([("entryId", true, uuid.clone(), id(3)), entry_state(&["withdrawn"], "withdrawn")])
+        }
+        T::InvitationIssued => fields.extend([
+            ("entryId", true, uuid.clone(), id(3)),
+            ("invitationId", true, uuid.clone(), id(4)),
+            entry_state(&["issued"], "issued"),
+        ]),
+        T::InvitationRevoked => fields.extend([
+            ("entryId", true, uuid.clone(), id(3)),
+            ("invitationId", true, uuid.clone(), id(4)),
+            entry_state(&["revoked"], "revoked"),
+        ]),
+        T::GrantCreated => fields.extend([
+            ("entryId", true, uuid.clone(), id(3)),
+            ("grantId", true, uuid.clone(), id(5)),
+            entry_state(&["active"], "active"),
+        ]),
+        T::GrantRevoked => fields.extend([
+            ("entryId", true, uuid.clone(), id(3)),
+            ("grantId", true, uuid.clone(), id(5)),
+            entry_state(&["revoked"], "revoked"),
+        ]),
+        T::ContentPublished => fields.push(("revision", true, json!({"type": "integer", "minimum": 1}), json!(3))),
+        T::WebhookTest => fields.push(("webhookId", true, uuid.clone(), id(6))),
+    }
+    let properties: Map<String, Value> = fields.iter().map(|(n, _, s, _)| ((*n).to_owned(), s.clone())).collect();
+    let required: Vec<&str> = fields.iter().filter(|f| f.1).map(|f| f.0).collect();
+    let data_example: Map<String, Value> = fields.iter().map(|(n, _, _, e)| ((*n).to_owned(), e.clone())).collect();
+    let schema = json!({
+        "type": "object",
+        "required": ["type", "timestamp", "data"],
+        "additionalProperties": false,
+        "properties": {
+            "type": {"const": t.as_str()},
+            "timestamp": {"type": "string", "format": "date-time", "description": "When the change was committed (RFC 3339, UTC)."},
+            "data": {"type": "object", "required": required, "additionalProperties": false, "properties": properties},
+        },
+    });
+    let example = json!({"type": t.as_str(), "timestamp": "2026-12-02T09:30:00.123456Z", "data": data_example});
+    (schema, example)
 }
 
 #[cfg(test)]

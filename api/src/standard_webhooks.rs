@@ -3,12 +3,18 @@
 //! base64 of its key; a signature is `v1,` + base64 HMAC-SHA256 over
 //! `{webhook-id}.{webhook-timestamp}.{body}`; the `webhook-signature` header may carry
 //! several, space-separated (during a rotation both keys sign).
+//!
+//! The asymmetric scheme `v1a` signs the same content with Ed25519: the endpoint's public
+//! key is shown as `whpk_` + base64 of its 32 bytes, and a receiver verifies with it alone
+//! (`v1a,` + base64 of the 64-byte signature). The private key is a 32-byte seed, sealed
+//! like a `v1` secret and never shown.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use ring::hmac;
 
 pub const SECRET_PREFIX: &str = "whsec_";
+pub const PUBLIC_KEY_PREFIX: &str = "whpk_";
 /// How far a received `webhook-timestamp` may be from now, either way.
 pub const TOLERANCE_SECS: i64 = 5 * 60;
 
@@ -16,6 +22,26 @@ pub const TOLERANCE_SECS: i64 = 5 * 60;
 pub fn new_secret() -> (String, Vec<u8>) {
     let key = crate::crypto::random_bytes::<32>();
     (format!("{SECRET_PREFIX}{}", STANDARD.encode(key)), key.to_vec())
+}
+
+/// A fresh Ed25519 key pair for `v1a`: (the seed to seal and sign with, the public key's
+/// 32 bytes).
+pub fn new_keypair() -> (Vec<u8>, Vec<u8>) {
+    let seed = crate::crypto::random_bytes::<32>();
+    let pair = ring::signature::Ed25519KeyPair::from_seed_unchecked(&seed).expect("32 bytes are an Ed25519 seed");
+    (seed.to_vec(), ring::signature::KeyPair::public_key(&pair).as_ref().to_vec())
+}
+
+/// How a public key is shown: `whpk_` + base64.
+pub fn public_key_text(public: &[u8]) -> String {
+    format!("{PUBLIC_KEY_PREFIX}{}", STANDARD.encode(public))
+}
+
+/// The `v1a` `webhook-signature` value for one seed; `None` if it is not a seed.
+pub fn sign_v1a(seed: &[u8], msg_id: &str, timestamp: i64, body: &[u8]) -> Option<String> {
+    let pair = ring::signature::Ed25519KeyPair::from_seed_unchecked(seed).ok()?;
+    let message = [msg_id.as_bytes(), b".", timestamp.to_string().as_bytes(), b".", body].concat();
+    Some(format!("v1a,{}", STANDARD.encode(pair.sign(&message).as_ref())))
 }
 
 /// The `webhook-signature` value for one key.
@@ -94,6 +120,18 @@ mod tests {
         assert_eq!(verify(&[&new], "msg_1", "1000", &header, b"{ }", 1000), Err(VerifyError::Signature));
         assert_eq!(verify(&[&new], "msg_1", "1000", &header, b"{}", 1301), Err(VerifyError::Timestamp));
         assert_eq!(verify(&[&new], "msg_1", "soon", &header, b"{}", 1000), Err(VerifyError::Malformed));
+    }
+
+    #[test]
+    fn a_v1a_signature_verifies_with_the_public_key_only() {
+        let (seed, public) = new_keypair();
+        let header = sign_v1a(&seed, "msg_1", 1000, b"{}").unwrap();
+        let sig = STANDARD.decode(header.strip_prefix("v1a,").unwrap()).unwrap();
+        let key = ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, &public);
+        assert!(key.verify(b"msg_1.1000.{}", &sig).is_ok());
+        assert!(key.verify(b"msg_1.1000.{ }", &sig).is_err());
+        assert!(public_key_text(&public).starts_with("whpk_"));
+        assert_eq!(sign_v1a(&[1u8; 5], "msg_1", 1000, b"{}"), None);
     }
 
     #[test]

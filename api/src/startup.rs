@@ -87,7 +87,9 @@ where
             .configure(routes::api)
             .wrap(from_fn(http::middleware::no_store))
             .wrap(from_fn(http::middleware::origin_guard))
-            .default_service(web::to(routes::not_found)),
+            .wrap(from_fn(http::rate_limit::fields))
+            .wrap(from_fn(http::methods::head_as_get))
+            .default_service(web::to(http::methods::unmatched)),
     )
 }
 

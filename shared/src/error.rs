@@ -84,6 +84,8 @@ pub enum ErrorCode {
     InvalidAnswer,
     /// The joining address is not one of the account's verified addresses.
     EmailNotVerified,
+    /// A recovery's `since` that is not an RFC 3339 time.
+    InvalidSince,
     // 401
     SignedOut,
     /// The admission hook's call had a wrong or stale signature, or a replayed id.
@@ -130,6 +132,10 @@ pub enum ErrorCode {
     BeaconUnavailable,
     /// A workspace already has [`crate::integrations::MAX_WEBHOOKS_PER_WORKSPACE`] webhook endpoints.
     WebhookLimit,
+    /// The endpoint is disabled: enable it first (a test or a recovery is not sent to it).
+    WebhookDisabled,
+    // 405: a known path asked with a method it does not serve (with `Allow`).
+    MethodNotAllowed,
     // 413, 415
     PayloadTooLarge,
     UnsupportedMediaType,

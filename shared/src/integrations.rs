@@ -14,7 +14,8 @@ use crate::api::Timestamp;
 /// multiplies its share by.
 pub const MAX_WEBHOOKS_PER_WORKSPACE: usize = 20;
 
-/// The event types an endpoint subscribes to (wire names `entry.created` …).
+/// The event types an endpoint subscribes to (wire names `entry.created` …), and
+/// `webhook.test`, which only the owner's test sends (never subscribed to).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum WebhookEventType {
@@ -36,9 +37,13 @@ pub enum WebhookEventType {
     GrantRevoked,
     #[serde(rename = "content.published")]
     ContentPublished,
+    /// Sent to one endpoint by `POST …/webhooks/{webhookId}/test`.
+    #[serde(rename = "webhook.test")]
+    WebhookTest,
 }
 
 impl WebhookEventType {
+    /// The types an endpoint may subscribe to.
     pub const ALL: [WebhookEventType; 9] = [
         WebhookEventType::EntryCreated,
         WebhookEventType::EntrySelected,
@@ -62,11 +67,13 @@ impl WebhookEventType {
             WebhookEventType::GrantCreated => "grant.created",
             WebhookEventType::GrantRevoked => "grant.revoked",
             WebhookEventType::ContentPublished => "content.published",
+            WebhookEventType::WebhookTest => "webhook.test",
         }
     }
 
+    /// Every type a delivery may carry: the subscribable ones and the test.
     pub fn parse(s: &str) -> Option<WebhookEventType> {
-        WebhookEventType::ALL.into_iter().find(|t| t.as_str() == s)
+        WebhookEventType::ALL.into_iter().chain([WebhookEventType::WebhookTest]).find(|t| t.as_str() == s)
     }
 }
 
@@ -87,7 +94,12 @@ pub struct WebhookPayload {
 #[serde(rename_all = "camelCase")]
 pub struct WebhookData {
     pub workspace_id: Uuid,
-    pub program_id: Uuid,
+    /// The program of the change (every type but `webhook.test`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub program_id: Option<Uuid>,
+    /// The endpoint a `webhook.test` was sent to.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub webhook_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub entry_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -104,6 +116,61 @@ pub struct WebhookData {
     pub revision: Option<i64>,
 }
 
+/// `POST …/webhooks/{webhookId}/recover`: re-send what the endpoint has not acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecoverWebhookRequest {
+    /// RFC 3339: every event of the endpoint's subscription since then that it has not
+    /// acknowledged (skipped while it was disabled, failed, or still pending) is sent again.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub since: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RecoverWebhookResponse {
+    /// How many messages are due again, each with its original `webhook-id`, in order.
+    pub recovered: i64,
+}
+
+/// The answer to `POST …/webhooks/{webhookId}/test`: the test message, queued for that
+/// endpoint only (it shows in its delivery log).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookTestResponse {
+    /// Its `webhook-id`.
+    pub message_id: String,
+    pub delivery_id: i64,
+}
+
+/// How an endpoint's messages are signed (Standard Webhooks): `v1`, HMAC-SHA256 under a
+/// shared `whsec_` secret, or `v1a`, Ed25519, verified with the endpoint's `whpk_` public
+/// key alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum SignatureScheme {
+    #[default]
+    V1,
+    V1a,
+}
+
+impl SignatureScheme {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignatureScheme::V1 => "v1",
+            SignatureScheme::V1a => "v1a",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SignatureScheme> {
+        [SignatureScheme::V1, SignatureScheme::V1a].into_iter().find(|v| v.as_str() == s)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -115,6 +182,9 @@ pub struct CreateWebhookRequest {
     /// Only these programs of the workspace; every program when absent.
     #[serde(default)]
     pub program_ids: Option<Vec<Uuid>>,
+    /// `v1` (default) or `v1a`.
+    #[serde(default)]
+    pub signature: Option<SignatureScheme>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,7 +207,8 @@ pub struct Webhook {
     pub events: Vec<WebhookEventType>,
     pub program_ids: Option<Vec<Uuid>>,
     pub enabled: bool,
-    /// `owner` (turned off) or `failing` (disabled after failing for 3 days).
+    /// `owner` (turned off), `failing` (disabled after failing for 3 days) or `gone` (the
+    /// receiver answered `410 Gone`).
     pub disabled_reason: Option<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub failing_since: Option<Timestamp>,
@@ -146,6 +217,10 @@ pub struct Webhook {
     pub previous_secret_until: Option<Timestamp>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
+    pub signature: SignatureScheme,
+    /// For `v1a`: the current `whpk_` public key receivers verify with.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub public_key: Option<String>,
 }
 
 /// The answer to a create or a rotation: the signing secret, shown this once.
@@ -154,7 +229,8 @@ pub struct Webhook {
 #[serde(rename_all = "camelCase")]
 pub struct WebhookWithSecret {
     pub webhook: Webhook,
-    /// `whsec_` + base64 of the key (Standard Webhooks).
+    /// `v1`: `whsec_` + base64 of the key (Standard Webhooks), shown this once. `v1a`: the
+    /// new `whpk_` public key (the private key never leaves the server).
     pub secret: String,
 }
 
@@ -178,7 +254,8 @@ pub struct WebhookDelivery {
     /// The `webhook-id` header, stable across retries.
     pub message_id: String,
     pub event_type: WebhookEventType,
-    /// `pending`, `delivered` or `failed`.
+    /// `pending`, `delivered`, `failed`, or `skipped` (the event happened while the endpoint
+    /// was disabled: recorded, not sent; `…/recover` sends it).
     pub state: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,

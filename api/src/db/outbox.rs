@@ -39,7 +39,8 @@ pub struct OutboxEvent {
     pub id: Uuid,
     pub event_type: String,
     pub workspace_id: Uuid,
-    pub program_id: Uuid,
+    /// None for a `webhook.test`.
+    pub program_id: Option<Uuid>,
     pub payload: Value,
 }
 
@@ -51,6 +52,8 @@ pub struct EndpointTarget {
     pub url: String,
     pub secret_sealed: Vec<u8>,
     pub previous_sealed: Option<Vec<u8>>,
+    /// `v1` (the sealed keys are HMAC keys) or `v1a` (Ed25519 seeds).
+    pub signature_scheme: String,
 }
 
 impl std::fmt::Debug for EndpointTarget {
@@ -72,7 +75,8 @@ const LEASE_AND_ANSWER: &str = "claimed AS ( \
        FROM pick WHERE d.id = pick.id \
        RETURNING d.id, d.attempts, d.target_kind, d.endpoint_id, d.event_id) \
      SELECT c.id, c.attempts, c.target_kind, e.id, e.event_type, e.workspace_id, e.program_id, e.payload, \
-       w.id, w.url, w.secret_sealed, CASE WHEN w.previous_secret_until > clock_timestamp() THEN w.previous_secret_sealed END \
+       w.id, w.url, w.secret_sealed, CASE WHEN w.previous_secret_until > clock_timestamp() THEN w.previous_secret_sealed END, \
+       w.signature_scheme \
      FROM claimed c JOIN outbox_events e ON e.id = c.event_id LEFT JOIN webhook_endpoints w ON w.id = c.endpoint_id \
      ORDER BY c.id";
 
@@ -153,6 +157,7 @@ fn claimed_from(rows: &[tokio_postgres::Row], claim: Uuid) -> Vec<Claimed> {
                 url: r.get(9),
                 secret_sealed: r.get(10),
                 previous_sealed: r.get(11),
+                signature_scheme: r.get(12),
             }),
         })
         .collect()
@@ -206,6 +211,8 @@ pub enum Next {
     /// Due again after this many seconds.
     RetryIn(f64),
     Failed,
+    /// Failed, and the webhook endpoint answered `410 Gone`: it is disabled (`gone`).
+    Gone,
 }
 
 /// Gives back a claimed delivery that was not attempted (another delivery of its
@@ -224,7 +231,8 @@ pub async fn defer(client: &Client, delivery: &Claimed, secs: f64) -> Result<()>
 
 /// Records an attempt and, if `claim` still holds the lease, the delivery's next state;
 /// for a webhook, the endpoint's health: a success clears its failure record, a failure
-/// starts one, and an endpoint failing for `disable_after_days` is disabled.
+/// starts one, an endpoint failing for `disable_after_days` is disabled, and one that
+/// answered `410 Gone` is disabled at once.
 pub async fn finish(
     tx: &Transaction<'_>,
     delivery: &Claimed,
@@ -235,7 +243,17 @@ pub async fn finish(
     // Endpoint before delivery: the order a cascading endpoint delete locks them in.
     // The endpoint's lease goes with its delivery's (when this claim still holds it).
     if let Some(endpoint) = &delivery.endpoint {
-        if next == Next::Delivered {
+        if next == Next::Gone {
+            tx.execute(
+                "UPDATE webhook_endpoints SET enabled = false, \
+                   disabled_reason = CASE WHEN enabled THEN 'gone' ELSE disabled_reason END, \
+                   lease_claim = CASE WHEN lease_claim = $2 THEN NULL ELSE lease_claim END, \
+                   leased_until = CASE WHEN lease_claim = $2 THEN NULL ELSE leased_until END \
+                 WHERE id = $1",
+                &[&endpoint.id, &delivery.claim],
+            )
+            .await?;
+        } else if next == Next::Delivered {
             tx.execute(
                 "UPDATE webhook_endpoints SET failing_since = NULL, \
                    lease_claim = CASE WHEN lease_claim = $2 THEN NULL ELSE lease_claim END, \
@@ -261,7 +279,7 @@ pub async fn finish(
     let (state, retry_in) = match next {
         Next::Delivered => ("delivered", 0.0),
         Next::RetryIn(secs) => ("pending", secs),
-        Next::Failed => ("failed", 0.0),
+        Next::Failed | Next::Gone => ("failed", 0.0),
     };
     let updated = tx
         .execute(
@@ -283,8 +301,8 @@ pub async fn finish(
             &[&delivery.id, &attempt.status_code, &attempt.outcome, &attempt.latency_ms],
         )
         .await?;
-    if let Some(row) = recorded {
-        clerk_sync_log::insert(tx, row.get(0), delivery.event.program_id, &attempt.calls).await?;
+    if let (Some(row), Some(program_id)) = (recorded, delivery.event.program_id) {
+        clerk_sync_log::insert(tx, row.get(0), program_id, &attempt.calls).await?;
     }
     Ok(())
 }
@@ -320,4 +338,49 @@ pub async fn make_due(tx: &Transaction<'_>, retry: Retry, now: DateTime<Utc>, ma
     let mut params: Vec<&(dyn ToSql + Sync)> = vec![&now, &max_attempts];
     params.extend(ids);
     Ok(tx.execute(&stmt, &params).await? == 1)
+}
+
+/// Queues a `webhook.test` event (`payload`) for the one endpoint, due now; answers the
+/// event id and the delivery id.
+pub async fn enqueue_test(
+    tx: &Transaction<'_>,
+    workspace_id: Uuid,
+    endpoint_id: Uuid,
+    payload: &Value,
+    now: DateTime<Utc>,
+) -> Result<(Uuid, i64)> {
+    let row = tx
+        .query_one(
+            "WITH ev AS (INSERT INTO outbox_events (workspace_id, event_type, payload, created_at) \
+               VALUES ($1, 'webhook.test', $3, $4) RETURNING id) \
+             INSERT INTO outbox_deliveries (event_id, target_kind, endpoint_id, workspace_id, next_attempt_at, created_at) \
+             SELECT ev.id, 'webhook', $2, $1, $4, $4 FROM ev RETURNING event_id, id",
+            &[&workspace_id, &endpoint_id, &payload, &now],
+        )
+        .await?;
+    Ok((row.get(0), row.get(1)))
+}
+
+/// Makes every delivery to the endpoint of an event since `since` that it has not
+/// acknowledged (skipped while it was disabled, failed, or pending and not in flight) due
+/// at `now`, in their original order (the claim takes an endpoint's equal-due deliveries
+/// by id); a skipped or failed one starts the schedule afresh. Answers how many.
+pub async fn recover(
+    tx: &Transaction<'_>,
+    workspace_id: Uuid,
+    endpoint_id: Uuid,
+    since: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<u64> {
+    Ok(tx
+        .execute(
+            "UPDATE outbox_deliveries d SET next_attempt_at = $4, finished_at = NULL, \
+               attempts = CASE WHEN d.state = 'pending' THEN d.attempts ELSE 0 END, state = 'pending' \
+             FROM outbox_events e, webhook_endpoints w \
+             WHERE e.id = d.event_id AND w.id = d.endpoint_id AND w.workspace_id = $1 AND d.endpoint_id = $2 \
+               AND e.created_at >= $3 AND d.state <> 'delivered' \
+               AND (d.claimed_until IS NULL OR d.claimed_until < clock_timestamp())",
+            &[&workspace_id, &endpoint_id, &since, &now],
+        )
+        .await?)
 }

@@ -15,9 +15,10 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     SignupAddr,
+    ChallengeAddr,
     RedeemUser,
     RedeemAddr,
 }
@@ -26,10 +27,33 @@ impl Scope {
     fn as_str(self) -> &'static str {
         match self {
             Scope::SignupAddr => "signup_addr",
+            Scope::ChallengeAddr => "challenge_addr",
             Scope::RedeemUser => "redeem_user",
             Scope::RedeemAddr => "redeem_addr",
         }
     }
+
+    /// The name its policy is published under (the `RateLimit-Policy` field).
+    pub fn policy(self) -> &'static str {
+        match self {
+            Scope::SignupAddr => "signup",
+            Scope::ChallengeAddr => "challenge",
+            Scope::RedeemUser => "redeem-account",
+            Scope::RedeemAddr => "redeem-address",
+        }
+    }
+}
+
+/// Where one counter stands after an attempt was counted: its policy (quota per window)
+/// and what is left of the current window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    pub policy: &'static str,
+    pub quota: u32,
+    pub window_secs: u32,
+    pub remaining: u32,
+    /// Seconds until the current window ends (≥ 1).
+    pub reset_secs: u32,
 }
 
 /// The subject key for a scope: HMAC of the raw identifier under the server key.
@@ -39,15 +63,19 @@ pub fn subject(key: &[u8], scope: Scope, raw: &str) -> Vec<u8> {
 
 /// A refusal: the counter's window that refused frees in `retry_after` seconds (≥ 1),
 /// which is what the 429's `Retry-After` says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
     pub retry_after: u32,
+    /// Every counter of the attempt.
+    pub usage: Vec<Usage>,
 }
 
-/// One counted attempt: its window, so a refund lands in the window it was counted in.
-#[derive(Debug, Clone, Copy)]
+/// One counted attempt: its window, so a refund lands in the window it was counted in,
+/// and where each counter stands.
+#[derive(Debug, Clone)]
 pub struct Counted {
     window_start: DateTime<Utc>,
+    pub usage: Vec<Usage>,
 }
 
 /// The start of the window of `$3` seconds the statement's time falls in (one instant
@@ -88,22 +116,33 @@ pub async fn count_first(
     begin?;
     let rows = rows?;
     commit?;
-    let mut counted = None;
+    let (mut window_start, mut usage, mut refused) = (None, Vec::new(), None);
     for row in &rows {
         let scope: &str = row.get(0);
         let hits = u32::try_from(row.get::<_, i32>(1)).unwrap_or(u32::MAX);
-        let limit = counters.iter().find(|(s, _, _)| s.as_str() == scope).map_or(0, |(_, _, limit)| *limit);
-        if hits > limit {
-            return Ok(Err(Refused { retry_after: u32::try_from(row.get::<_, i32>(3)).unwrap_or(1) }));
+        let reset_secs = u32::try_from(row.get::<_, i32>(3)).unwrap_or(1);
+        let Some((scope, _, limit)) = counters.iter().find(|(s, _, _)| s.as_str() == scope) else { continue };
+        usage.push(Usage {
+            policy: scope.policy(),
+            quota: *limit,
+            window_secs: u32::try_from(window_secs).unwrap_or(0),
+            remaining: limit.saturating_sub(hits),
+            reset_secs,
+        });
+        if hits > *limit {
+            refused = Some(refused.map_or(reset_secs, |r: u32| r.max(reset_secs)));
         }
-        counted = Some(Counted { window_start: row.get(2) });
+        window_start = Some(row.get(2));
     }
-    Ok(counted.ok_or(Refused { retry_after: 1 }))
+    match (refused, window_start) {
+        (None, Some(window_start)) => Ok(Ok(Counted { window_start, usage })),
+        (retry_after, _) => Ok(Err(Refused { retry_after: retry_after.unwrap_or(1), usage })),
+    }
 }
 
 /// Takes back one attempt counted by [`count_first`] in its window (an attempt that
 /// turned out not to be a failure). Never below zero; a pruned window is left alone.
-pub async fn refund(client: &Client, counters: &[(Scope, &[u8])], counted: Counted) -> Result<()> {
+pub async fn refund(client: &Client, counters: &[(Scope, &[u8])], counted: &Counted) -> Result<()> {
     let stmt = client
         .prepare_cached(
             "UPDATE rate_limit_counters SET hits = hits - 1 \
@@ -135,6 +174,25 @@ pub async fn current(client: &Client, scope: Scope, subject: &[u8], window_secs:
         .await?;
     let row = client.query_opt(&stmt, &[&scope.as_str(), &subject, &f64::from(window_secs)]).await?;
     Ok(row.map(|r| u32::try_from(r.get::<_, i32>(0)).unwrap_or(0)).unwrap_or(0))
+}
+
+/// Where a counter stands without counting an attempt (for an answer that replays an
+/// earlier one, so it says the same policy): its current window's hits against `limit`.
+pub async fn standing(client: &Client, scope: Scope, subject: &[u8], window_secs: i32, limit: u32) -> Result<Usage> {
+    let stmt = client
+        .prepare_cached(&format!(
+            "SELECT coalesce((SELECT hits FROM rate_limit_counters WHERE scope = $1 AND subject = $2                AND window_start = {WINDOW}), 0),              greatest(1, ceil(extract(epoch FROM {WINDOW} - clock_timestamp()) + $3::float8))::int4"
+        ))
+        .await?;
+    let row = client.query_one(&stmt, &[&scope.as_str(), &subject, &f64::from(window_secs)]).await?;
+    let hits = u32::try_from(row.get::<_, i32>(0)).unwrap_or(0);
+    Ok(Usage {
+        policy: scope.policy(),
+        quota: limit,
+        window_secs: u32::try_from(window_secs).unwrap_or(0),
+        remaining: limit.saturating_sub(hits),
+        reset_secs: u32::try_from(row.get::<_, i32>(1)).unwrap_or(1),
+    })
 }
 
 /// Drops windows older than an hour; run periodically by the server.

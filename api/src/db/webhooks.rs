@@ -19,10 +19,15 @@ pub struct EndpointRow {
     pub failing_since: Option<DateTime<Utc>>,
     pub previous_secret_until: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// `v1` or `v1a`.
+    pub signature_scheme: String,
+    /// The `v1a` public key.
+    pub public_key: Option<Vec<u8>>,
 }
 
 const COLUMNS: &str = "id, url, event_types, program_ids, enabled, disabled_reason, failing_since, \
-     CASE WHEN previous_secret_until > clock_timestamp() THEN previous_secret_until END, created_at";
+     CASE WHEN previous_secret_until > clock_timestamp() THEN previous_secret_until END, created_at, \
+     signature_scheme, public_key";
 
 impl From<&Row> for EndpointRow {
     fn from(r: &Row) -> Self {
@@ -36,6 +41,8 @@ impl From<&Row> for EndpointRow {
             failing_since: r.get(6),
             previous_secret_until: r.get(7),
             created_at: r.get(8),
+            signature_scheme: r.get(9),
+            public_key: r.get(10),
         }
     }
 }
@@ -47,16 +54,28 @@ pub struct NewEndpoint<'a> {
     pub event_types: &'a [String],
     pub program_ids: Option<&'a [Uuid]>,
     pub secret_sealed: &'a [u8],
+    pub signature_scheme: &'a str,
+    pub public_key: Option<&'a [u8]>,
 }
 
 pub async fn insert(tx: &Transaction<'_>, e: &NewEndpoint<'_>, now: DateTime<Utc>) -> Result<EndpointRow> {
     let sql = format!(
-        "INSERT INTO webhook_endpoints (id, workspace_id, url, event_types, program_ids, secret_sealed, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING {COLUMNS}"
+        "INSERT INTO webhook_endpoints (id, workspace_id, url, event_types, program_ids, secret_sealed, created_at, updated_at, \
+           signature_scheme, public_key) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9) RETURNING {COLUMNS}"
     );
-    let row = tx
-        .query_one(&sql, &[&e.id, &e.workspace_id, &e.url, &e.event_types, &e.program_ids, &e.secret_sealed, &now])
-        .await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
+        &e.id,
+        &e.workspace_id,
+        &e.url,
+        &e.event_types,
+        &e.program_ids,
+        &e.secret_sealed,
+        &now,
+        &e.signature_scheme,
+        &e.public_key,
+    ];
+    let row = tx.query_one(&sql, &params).await?;
     Ok(EndpointRow::from(&row))
 }
 
@@ -82,6 +101,17 @@ pub async fn list(tx: &Transaction<'_>, workspace_id: Uuid) -> Result<Vec<Endpoi
 pub async fn get(tx: &Transaction<'_>, workspace_id: Uuid, id: Uuid) -> Result<Option<EndpointRow>> {
     let sql = format!("SELECT {COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2");
     Ok(tx.query_opt(&sql, &[&workspace_id, &id]).await?.as_ref().map(EndpointRow::from))
+}
+
+/// The endpoint's signature scheme, under the workspace lock its writers take.
+pub async fn scheme(tx: &Transaction<'_>, workspace_id: Uuid, id: Uuid) -> Result<Option<String>> {
+    let row = tx
+        .query_opt(
+            "SELECT signature_scheme FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2",
+            &[&workspace_id, &id],
+        )
+        .await?;
+    Ok(row.map(|r| r.get(0)))
 }
 
 /// Changes the subscribed types and/or the enabled flag. Enabling clears the failure
@@ -111,21 +141,22 @@ pub async fn delete(tx: &Transaction<'_>, workspace_id: Uuid, id: Uuid) -> Resul
         == 1)
 }
 
-/// Installs a new secret; the current one keeps signing for `overlap_hours`.
+/// Installs a new secret (for `v1a`, a new seed and its `public_key`); the current one
+/// keeps signing for `overlap_hours`.
 pub async fn rotate(
     tx: &Transaction<'_>,
     workspace_id: Uuid,
     id: Uuid,
-    sealed: &[u8],
+    (sealed, public_key): (&[u8], Option<&[u8]>),
     now: DateTime<Utc>,
     overlap_hours: i32,
 ) -> Result<Option<EndpointRow>> {
     let sql = format!(
         "UPDATE webhook_endpoints SET previous_secret_sealed = secret_sealed, secret_sealed = $3, \
-           previous_secret_until = $4::timestamptz + make_interval(hours => $5), updated_at = $4 \
+           previous_secret_until = $4::timestamptz + make_interval(hours => $5), updated_at = $4, public_key = $6 \
          WHERE workspace_id = $1 AND id = $2 RETURNING {COLUMNS}"
     );
-    let row = tx.query_opt(&sql, &[&workspace_id, &id, &sealed, &now, &overlap_hours]).await?;
+    let row = tx.query_opt(&sql, &[&workspace_id, &id, &sealed, &now, &overlap_hours, &public_key]).await?;
     Ok(row.as_ref().map(EndpointRow::from))
 }
 

@@ -46,6 +46,9 @@ pub enum ApiError {
     /// Stale revision, key bound to other fields, closed form, invalid transition.
     #[error("conflict: {0}")]
     Conflict(ErrorCode),
+    /// A known path asked with a method it does not serve; the `Allow` value.
+    #[error("method not allowed")]
+    MethodNotAllowed(String),
     #[error("payload too large")]
     PayloadTooLarge,
     #[error("unsupported media type")]
@@ -71,6 +74,7 @@ impl ApiError {
             ApiError::InvalidAnswer(_) => ErrorCode::InvalidAnswer,
             ApiError::Unauthorized => ErrorCode::SignedOut,
             ApiError::NotFound => ErrorCode::NotFound,
+            ApiError::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
             ApiError::PayloadTooLarge => ErrorCode::PayloadTooLarge,
             ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
             ApiError::TooManyRequests(_) => ErrorCode::TooManyRequests,
@@ -91,6 +95,7 @@ impl ApiError {
             ApiError::Forbidden(_) => "This action is not allowed.",
             ApiError::NotFound => "Not found.",
             ApiError::Conflict(_) => "The request conflicts with the current state. Reload and try again.",
+            ApiError::MethodNotAllowed(_) => "This method is not allowed here; see the Allow header.",
             ApiError::PayloadTooLarge => "The request body is too large.",
             ApiError::UnsupportedMediaType => "Send JSON with Content-Type: application/json.",
             ApiError::TooManyRequests(_) => "Too many requests right now. Try again later.",
@@ -109,6 +114,7 @@ impl ResponseError for ApiError {
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -135,6 +141,9 @@ impl ResponseError for ApiError {
                 response.insert_header((header::RETRY_AFTER, "5"));
             }
             _ => {}
+        }
+        if let ApiError::MethodNotAllowed(allow) = self {
+            response.insert_header((header::ALLOW, allow.as_str()));
         }
         if matches!(self, ApiError::Unauthorized) {
             response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
@@ -202,6 +211,17 @@ impl From<AdmitError> for ApiError {
             AdmitError::Capped => ApiError::TooManyRequests(None),
             AdmitError::RateLimited { retry_after } => ApiError::TooManyRequests(Some(retry_after)),
             AdmitError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::usecases::public::ChallengeError> for ApiError {
+    fn from(e: crate::usecases::public::ChallengeError) -> Self {
+        use crate::usecases::public::ChallengeError;
+        match e {
+            ChallengeError::NotFound => ApiError::NotFound,
+            ChallengeError::RateLimited { retry_after } => ApiError::TooManyRequests(Some(retry_after)),
+            ChallengeError::Db(e) => e.into(),
         }
     }
 }
@@ -300,6 +320,7 @@ impl From<WebhookError> for ApiError {
             WebhookError::NotFound => ApiError::NotFound,
             WebhookError::InvalidUrl => ApiError::BadRequest(ErrorCode::InvalidUrl),
             WebhookError::RefusedUrl => ApiError::BadRequest(ErrorCode::WebhookUrlRefused),
+            WebhookError::Disabled => ApiError::Conflict(ErrorCode::WebhookDisabled),
             WebhookError::InvalidEvents => ApiError::BadRequest(ErrorCode::InvalidEvents),
             WebhookError::InvalidProgramIds => ApiError::BadRequest(ErrorCode::InvalidProgramIds),
             WebhookError::Limit => ApiError::Conflict(ErrorCode::WebhookLimit),

@@ -9,7 +9,9 @@ pub mod client_addr;
 pub mod csrf;
 pub mod error;
 pub mod extract;
+pub mod methods;
 pub mod middleware;
+pub mod rate_limit;
 pub mod security_headers;
 
 pub use error::ApiError;

@@ -60,7 +60,7 @@ pub struct Call {
 }
 
 /// What a handler reports for one attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Outcome {
     Delivered {
         status: Option<i32>,
@@ -73,6 +73,16 @@ pub enum Outcome {
     /// Give up now.
     Failed {
         reason: Reason,
+    },
+    /// The receiver answered `410 Gone`: the endpoint is disabled at once (`gone`).
+    Gone {
+        status: i32,
+    },
+    /// The receiver asked to wait (`429` or `503` with `Retry-After`): the next attempt
+    /// is no sooner than `secs` from now, within the schedule's bound ([`throttled_delay`]).
+    RetryAfter {
+        status: i32,
+        secs: f64,
     },
     /// Not attempted: another delivery of the same subject (a grant's, for `clerk_sync`)
     /// is running. Due again after [`DEFER_SECS`]; no attempt is counted or logged.
@@ -114,9 +124,48 @@ pub fn retry_delay(attempts: i32, scale: f64, jitter: f64) -> Option<f64> {
     Some(base * scale * (0.8 + 0.4 * jitter))
 }
 
+/// The wait after `attempts` failed ones when the receiver asked for `asked` seconds: the
+/// schedule's own wait or the asked one, whichever is longer, but never longer than the
+/// schedule's longest step (scaled), so a receiver cannot park a delivery for days; `None`
+/// when no attempt is left.
+pub fn throttled_delay(attempts: i32, scale: f64, jitter: f64, asked: f64) -> Option<f64> {
+    let bound = SCHEDULE_SECS.iter().copied().fold(0.0, f64::max) * scale;
+    retry_delay(attempts, scale, jitter).map(|scheduled| scheduled.max(asked.clamp(0.0, bound.max(scheduled))))
+}
+
+/// A `Retry-After` value (RFC 9110 §10.2.3: delay-seconds or an HTTP-date) as seconds
+/// from `now`; `None` when it is neither.
+pub fn parse_retry_after(value: &str, now: chrono::DateTime<chrono::Utc>) -> Option<f64> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<u32>() {
+        return Some(f64::from(secs));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    Some(((at.timestamp_millis() - now.timestamp_millis()) as f64 / 1000.0).max(0.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_receivers_wait_is_kept_within_the_schedules_bound() {
+        assert_eq!(throttled_delay(1, 1.0, 0.5, 120.0), Some(120.0), "longer than the 5 s step");
+        assert_eq!(throttled_delay(2, 1.0, 0.5, 120.0), Some(300.0), "shorter than the 5 min step");
+        assert_eq!(throttled_delay(1, 1.0, 0.5, 1e9), Some(36000.0), "bounded by the longest step");
+        assert_eq!(throttled_delay(1, 0.001, 0.5, 2.0), Some(2.0), "the scaled schedule's bound is 36 s");
+        assert_eq!(throttled_delay(8, 1.0, 0.5, 2.0), None);
+    }
+
+    #[test]
+    fn retry_after_is_seconds_or_an_http_date() {
+        let now = chrono::DateTime::parse_from_rfc3339("2015-10-21T07:27:00Z").unwrap().to_utc();
+        assert_eq!(parse_retry_after("120", now), Some(120.0));
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now), Some(60.0));
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:26:00 GMT", now), Some(0.0));
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("-5", now), None);
+    }
 
     #[test]
     fn the_schedule_backs_off_then_gives_up() {

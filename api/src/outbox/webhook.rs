@@ -1,6 +1,7 @@
 //! One webhook attempt: sign the stored payload with the endpoint's current key (and
 //! the previous one during a rotation) and POST it, with short timeouts, no redirects
-//! and the SSRF rule of [`super::target`]. The response body is never read or kept.
+//! and the SSRF rule of [`super::target`]. The response body is never read or kept; its
+//! status is: `410 Gone` disables the endpoint, `429`/`503` with `Retry-After` is waited out.
 
 use super::target::{self, PublicOnly, RefusedTarget};
 use super::{Outcome, Reason};
@@ -48,7 +49,10 @@ pub async fn deliver(state: &AppState, http: &reqwest::Client, d: &Claimed) -> O
     let body = serde_json::to_vec(&d.event.payload).expect("a JSON value serializes");
     let msg_id = message_id(d.event.id);
     let timestamp = chrono::Utc::now().timestamp();
-    let signature: Vec<String> = keys.iter().map(|k| standard_webhooks::sign(k, &msg_id, timestamp, &body)).collect();
+    let signature: Vec<String> = match endpoint.signature_scheme.as_str() {
+        "v1a" => keys.iter().filter_map(|k| standard_webhooks::sign_v1a(k, &msg_id, timestamp, &body)).collect(),
+        _ => keys.iter().map(|k| standard_webhooks::sign(k, &msg_id, timestamp, &body)).collect(),
+    };
     let sent = http
         .post(&endpoint.url)
         .header("content-type", "application/json")
@@ -62,12 +66,28 @@ pub async fn deliver(state: &AppState, http: &reqwest::Client, d: &Claimed) -> O
         Ok(response) if response.status().is_success() => {
             Outcome::Delivered { status: Some(i32::from(response.status().as_u16())) }
         }
-        Ok(response) => {
-            Outcome::Retry { status: Some(i32::from(response.status().as_u16())), reason: Reason::HttpStatus }
-        }
+        Ok(response) => answered(&response),
         Err(e) if e.is_timeout() => Outcome::Retry { status: None, reason: Reason::Timeout },
         Err(e) if refused(&e) => Outcome::Retry { status: None, reason: Reason::RefusedTarget },
         Err(_) => Outcome::Retry { status: None, reason: Reason::Connection },
+    }
+}
+
+/// A non-2xx answer: `410 Gone` ends the endpoint; `429` and `503` with a `Retry-After`
+/// are waited out; anything else is retried on the schedule.
+fn answered(response: &reqwest::Response) -> Outcome {
+    let status = i32::from(response.status().as_u16());
+    let asked = || {
+        let value = response.headers().get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+        super::parse_retry_after(value, chrono::Utc::now())
+    };
+    match status {
+        410 => Outcome::Gone { status },
+        429 | 503 => match asked() {
+            Some(secs) => Outcome::RetryAfter { status, secs },
+            None => Outcome::Retry { status: Some(status), reason: Reason::HttpStatus },
+        },
+        _ => Outcome::Retry { status: Some(status), reason: Reason::HttpStatus },
     }
 }
 

@@ -8,7 +8,7 @@
 //! every `OUTBOX_POLL_MS`. On shutdown a lane stops claiming and finishes what it holds
 //! (bounded by the delivery timeouts).
 
-use super::{retry_delay, webhook, Call, Outcome, TargetKind, DEFER_SECS, DISABLE_AFTER_DAYS};
+use super::{retry_delay, throttled_delay, webhook, Call, Outcome, Reason, TargetKind, DEFER_SECS, DISABLE_AFTER_DAYS};
 use crate::db::clerk_sync_log::RecordedCall;
 use crate::db::outbox::{self, Attempt, Claimed, Next};
 use crate::db::DbError;
@@ -130,16 +130,19 @@ async fn attempt(state: &AppState, http: &reqwest::Client, d: &Claimed) {
         }
         return;
     }
+    let jitter = f64::from(u32::from_be_bytes(crate::crypto::random_bytes::<4>())) / f64::from(u32::MAX);
+    let scale = state.settings.integrations.backoff_scale;
     let (next, status_code, recorded) = match outcome {
         Outcome::Delivered { status } => (Next::Delivered, status, "delivered"),
         Outcome::Retry { status, reason } => {
-            let jitter = f64::from(u32::from_be_bytes(crate::crypto::random_bytes::<4>())) / f64::from(u32::MAX);
-            let next = match retry_delay(d.attempts, state.settings.integrations.backoff_scale, jitter) {
-                Some(secs) => Next::RetryIn(secs),
-                None => Next::Failed,
-            };
+            let next = retry_delay(d.attempts, scale, jitter).map_or(Next::Failed, Next::RetryIn);
             (next, status, reason.as_str())
         }
+        Outcome::RetryAfter { status, secs } => {
+            let next = throttled_delay(d.attempts, scale, jitter, secs).map_or(Next::Failed, Next::RetryIn);
+            (next, Some(status), Reason::HttpStatus.as_str())
+        }
+        Outcome::Gone { status } => (Next::Gone, Some(status), Reason::HttpStatus.as_str()),
         Outcome::Failed { reason } => (Next::Failed, None, reason.as_str()),
         Outcome::Deferred => unreachable!("handled above"),
     };

@@ -16,7 +16,6 @@ pub mod spa;
 pub mod v1;
 mod views;
 
-use crate::http::ApiError;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 /// Every `/api` route, in audience order.
@@ -26,9 +25,4 @@ pub fn api(cfg: &mut ServiceConfig) {
     owner::configure(cfg);
     v1::configure(cfg);
     hooks::configure(cfg);
-}
-
-/// Unmatched `/api/*` paths: the uniform JSON 404.
-pub async fn not_found() -> Result<actix_web::HttpResponse, ApiError> {
-    Err(ApiError::NotFound)
 }

@@ -161,6 +161,8 @@ pub struct Gate<'k> {
     pub key: &'k [u8],
     pub per_minute: u32,
     pub client: Option<IpAddr>,
+    /// Where the address's counter stands after this attempt (a new key's only).
+    pub meter: &'k super::metering::Meter,
 }
 
 /// Admits one signup to the program `slug` through `gate` (see the module policy).
@@ -181,12 +183,21 @@ async fn admit(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> R
         true => None,
         false => verify_work(gate.key, slug, signup, resolved.pow_level)?,
     };
-    if !committed {
-        let addr = gate.client.map(|ip| ip.to_string()).unwrap_or_default();
-        let subject = rate_limits::subject(gate.key, Scope::SignupAddr, &addr);
+    let addr = gate.client.map(|ip| ip.to_string()).unwrap_or_default();
+    let subject = rate_limits::subject(gate.key, Scope::SignupAddr, &addr);
+    if committed {
+        // A replay is not counted; it says the same policy and where the address stands.
+        let usage =
+            rate_limits::standing(&conn, Scope::SignupAddr, &subject, RATE_WINDOW_SECS, gate.per_minute).await?;
+        gate.meter.record(&[usage]);
+    } else {
         let counters = [(Scope::SignupAddr, subject.as_slice(), gate.per_minute)];
-        if let Err(refused) = rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
-            return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
+        match rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
+            Ok(counted) => gate.meter.record(&counted.usage),
+            Err(refused) => {
+                gate.meter.record(&refused.usage);
+                return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
+            }
         }
     }
     let binding = signup.binding(gate.key, target.program_id, &answers);

@@ -47,6 +47,7 @@ pub mod history;
 pub mod invitations;
 pub mod limits;
 pub mod membership;
+pub mod metering;
 pub mod owner;
 pub mod personal_data;
 pub mod programs;

@@ -75,6 +75,8 @@ pub enum PresentedCode {
 pub struct Allowance<'k> {
     pub key: &'k [u8],
     pub per_account: u32,
+    /// Where the account's and the address's counters stand after this attempt.
+    pub meter: &'k super::metering::Meter,
 }
 
 /// Redeems `code` (see [`PresentedCode`]) for the signed-in `user_id`, asking `backend`
@@ -89,7 +91,17 @@ pub async fn redeem(
     code: &PresentedCode,
 ) -> Result<Redeemed, RedeemError> {
     let limits = Limits::new(allowance, user_id, client);
-    let counted = limits.count_attempt(pool).await?;
+    let counted = match limits.count_attempt(pool).await {
+        Ok(counted) => {
+            allowance.meter.record(&counted.usage);
+            counted
+        }
+        Err(RateRefused(refused)) => {
+            allowance.meter.record(&refused.usage);
+            return Err(RedeemError::RateLimited { retry_after: refused.retry_after });
+        }
+        Err(RateDb(e)) => return Err(e),
+    };
     let outcome = attempt(pool, backend, user_id, code).await;
     match &outcome {
         Ok(Redeemed::Active(_)) => crate::metrics::count("redemption", "redeemed"),
@@ -98,7 +110,8 @@ pub async fn redeem(
         Err(_) => {}
     }
     if !matches!(outcome, Err(RedeemError::Denied)) {
-        limits.refund(pool, counted).await;
+        limits.refund(pool, &counted).await;
+        allowance.meter.refunded();
     }
     outcome
 }
@@ -168,6 +181,13 @@ fn opens(entry: &LockedEntry, invitation: &InvitationRow, emails: &[&str], grant
         && emails.contains(&entry.email.as_str())
 }
 
+/// Why an attempt was not counted: refused by a counter, or the database failed.
+enum CountFailure {
+    RateRefused(rate_limits::Refused),
+    RateDb(RedeemError),
+}
+use CountFailure::{RateDb, RateRefused};
+
 /// The rate-limit subjects of one attempt.
 struct Limits {
     user: Vec<u8>,
@@ -195,16 +215,18 @@ impl Limits {
 
     /// Counts this attempt for the account and the address; refused when either is now
     /// past its allowance.
-    async fn count_attempt(&self, pool: &Pool) -> Result<Counted, RedeemError> {
-        let conn = pool.get().await.map_err(DbError::from)?;
-        rate_limits::count_first(&conn, &self.counters(), WINDOW_SECS)
-            .await?
-            .map_err(|refused| RedeemError::RateLimited { retry_after: refused.retry_after })
+    async fn count_attempt(&self, pool: &Pool) -> Result<Counted, CountFailure> {
+        let conn = pool.get().await.map_err(|e| RateDb(DbError::from(e).into()))?;
+        match rate_limits::count_first(&conn, &self.counters(), WINDOW_SECS).await {
+            Ok(Ok(counted)) => Ok(counted),
+            Ok(Err(refused)) => Err(RateRefused(refused)),
+            Err(e) => Err(RateDb(e.into())),
+        }
     }
 
     /// Takes the attempt back: it was not a failed guess. Best effort — the answer is
     /// already decided, and a lost refund only costs one attempt in this window.
-    async fn refund(&self, pool: &Pool, counted: Counted) {
+    async fn refund(&self, pool: &Pool, counted: &Counted) {
         let counters: Vec<(Scope, &[u8])> = self.counters().into_iter().map(|(s, subject, _)| (s, subject)).collect();
         let refunded = match pool.get().await {
             Ok(conn) => rate_limits::refund(&conn, &counters, counted).await,

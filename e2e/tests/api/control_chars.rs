@@ -235,6 +235,13 @@ fn routes(f: &Fixture) -> Vec<Route> {
             json!({}),
         ),
         route(M::POST, "/api/owner/workspaces/{id}/webhooks/{webhookId}/rotate-secret", Owner, json!({})),
+        route(M::POST, "/api/owner/workspaces/{id}/webhooks/{webhookId}/test", Owner, json!({})),
+        route(
+            M::POST,
+            "/api/owner/workspaces/{id}/webhooks/{webhookId}/recover",
+            Owner,
+            json!({"since": "2026-01-01T00:00:00Z"}),
+        ),
         route(
             M::POST,
             "/api/owner/workspaces/{id}/api-keys",

@@ -77,12 +77,24 @@ async fn the_document_names_the_security_schemes_csrf_header_and_error_body() {
         assert!(v1["responses"][status].is_object(), "access check: {status}");
     }
     let webhooks = doc["webhooks"].as_object().expect("top-level webhooks");
-    assert_eq!(webhooks.len(), 9);
-    let created = &webhooks["grant.created"]["post"];
-    assert_eq!(
-        created["requestBody"]["content"]["application/json"]["schema"]["$ref"],
-        "#/components/schemas/WebhookPayload"
-    );
+    assert_eq!(webhooks.len(), 10, "nine subscribable types and webhook.test");
+    // Each type has its own schema and an example that fits it (issue 30 item 8).
+    for (name, hook) in webhooks {
+        let body = &hook["post"]["requestBody"]["content"]["application/json"];
+        let (schema, example) = (&body["schema"], &body["example"]);
+        assert_eq!(schema["properties"]["type"]["const"], name.as_str(), "{name}");
+        assert_eq!(example["type"], name.as_str(), "{name}");
+        let data = &schema["properties"]["data"];
+        assert_eq!(data["additionalProperties"], false, "{name}");
+        let properties = data["properties"].as_object().unwrap();
+        let given = example["data"].as_object().unwrap();
+        assert!(given.keys().all(|k| properties.contains_key(k)), "{name}: the example has fields the schema lacks");
+        for required in data["required"].as_array().unwrap() {
+            assert!(given.contains_key(required.as_str().unwrap()), "{name}: the example lacks {required}");
+        }
+    }
+    let created = &webhooks["grant.created"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    assert!(created["properties"]["data"]["required"].as_array().unwrap().contains(&serde_json::json!("grantId")));
     assert!(doc["components"]["schemas"]["WebhookData"]["properties"]["grantId"].is_object());
     let csv = &doc["paths"]["/api/owner/programs/{id}/entries.csv"]["get"]["responses"]["200"]["content"];
     assert!(csv["text/csv"].is_object(), "{csv}");

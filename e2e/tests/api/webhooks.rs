@@ -23,7 +23,7 @@ const PROCESS_ENV: [(&str, &str); 3] =
 /// redemption (`content.published`, `entry.created`, `entry.selected`,
 /// `invitation.issued`, `grant.created`, `entry.declined`). Returns the program id and
 /// the recipient holding the grant.
-async fn first_half(app: &TestApp, owner: &Owner, ws: Uuid, slug: &str) -> (Uuid, Recipient) {
+pub(crate) async fn first_half(app: &TestApp, owner: &Owner, ws: Uuid, slug: &str) -> (Uuid, Recipient) {
     let invited = owner.invited(ws, slug, "rita.hook@example.com").await;
     let rita = app.recipient("rita.hook@example.com").await;
     rita.redeem(&invited.code).await;
@@ -35,7 +35,7 @@ async fn first_half(app: &TestApp, owner: &Owner, ws: Uuid, slug: &str) -> (Uuid
 
 /// The second half: an invitation revoked, a withdrawal that revokes the grant
 /// (`invitation.revoked`, `entry.withdrawn`, `grant.revoked`) and more signups.
-async fn second_half(app: &TestApp, owner: &Owner, (program, rita): (Uuid, Recipient), slug: &str) {
+pub(crate) async fn second_half(app: &TestApp, owner: &Owner, (program, rita): (Uuid, Recipient), slug: &str) {
     let ivan = owner.selected(program, slug, "ivan.hook@example.com").await;
     let issued = owner.issue(program, ivan).await;
     owner.revoke_invitation(issued.invitation.id).await;

@@ -12,8 +12,9 @@ use crate::http::ApiError;
 use crate::identity::Session;
 use crate::routes::views;
 use crate::state::AppState;
+use crate::usecases::metering::Meter;
 use crate::usecases::redemption::{self, Allowance, PresentedCode, Redeemed};
-use actix_web::{post, web, HttpRequest, HttpResponse};
+use actix_web::{post, web, HttpMessage, HttpRequest, HttpResponse};
 use shared::api::{RedeemRequest, RedeemResponse};
 use shared::cohort::{NoticeRequired, RedeemNoticeStep, RedeemReply};
 use shared::{EntryState, ErrorCode};
@@ -47,7 +48,13 @@ async fn redeem(
 ) -> Result<HttpResponse> {
     let code = presented(&body)?;
     let client = client_addr(&req, &state.settings.trusted_proxies);
-    let allowance = Allowance { key: &state.settings.hmac_key, per_account: state.settings.redeem_failures_per_15min };
+    let meter = Meter::default();
+    req.extensions_mut().insert(meter.clone());
+    let allowance = Allowance {
+        key: &state.settings.hmac_key,
+        per_account: state.settings.redeem_failures_per_15min,
+        meter: &meter,
+    };
     let backend = &state.identity.backend;
     let reply = match redemption::redeem(&state.pool, backend, allowance, &session.user_id, client, &code).await? {
         Redeemed::Active(program_slug) => {

@@ -12,8 +12,9 @@ use crate::identity::VerifiedUser;
 use crate::routes::views;
 use crate::state::AppState;
 use crate::usecases::admission::{self, Gate, NewSignup};
+use crate::usecases::metering::Meter;
 use crate::usecases::recipient;
-use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use actix_web::{get, post, web, HttpMessage, HttpRequest, HttpResponse};
 use shared::api::{OwnWaitlistStatus, SignupRequest, SignupResponse, WithdrawResponse};
 use shared::{EmailKey, EntryState, ErrorCode, Slug, SourceRef};
 
@@ -69,7 +70,7 @@ struct AccountJoin(SignupRequest);
     (status = 401, description = "Signed out."),
     (status = 404, description = "Unknown slug, inactive workspace or no notice published."),
     (status = 409, description = "The key is bound to other fields, or the form is closed, the notice outdated or `permission` not `true`."),
-    (status = 429, description = "A queue or hourly cap is reached, or too many new attempts from this address."),
+    (status = 429, description = "A queue or hourly cap is reached, or too many new attempts from this address.", headers(("Retry-After" = u32, description = "Seconds to wait."))),
     (status = 503, description = "The identity provider is unavailable."),
 ))]
 #[post("/me/waitlist/{slug}/join")]
@@ -81,10 +82,14 @@ async fn join(
     body: web::Json<SignupRequest>,
 ) -> Result<HttpResponse> {
     let signup = AccountJoin(body.into_inner()).signup(&user)?;
+    // The same address counter as the public form, so the same RateLimit fields.
+    let meter = Meter::default();
+    req.extensions_mut().insert(meter.clone());
     let gate = Gate {
         key: &state.settings.hmac_key,
         per_minute: state.settings.signup_rate_per_minute,
         client: client_addr(&req, &state.settings.trusted_proxies),
+        meter: &meter,
     };
     admission::sign_up(&state.pool, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))

@@ -13,8 +13,9 @@ use crate::usecases::webhooks::{self, event_list, AttemptRow, DeliveryRow, Endpo
 use actix_web::{delete, get, patch, post, web, HttpResponse};
 use serde::Deserialize;
 use shared::integrations::{
-    CreateWebhookRequest, DeliveriesResponse, DeliveryAttempt, UpdateWebhookRequest, Webhook, WebhookDelivery,
-    WebhookEventType, WebhookWithSecret,
+    CreateWebhookRequest, DeliveriesResponse, DeliveryAttempt, RecoverWebhookRequest, RecoverWebhookResponse,
+    SignatureScheme, UpdateWebhookRequest, Webhook, WebhookDelivery, WebhookEventType, WebhookTestResponse,
+    WebhookWithSecret,
 };
 use shared::ErrorCode;
 use uuid::Uuid;
@@ -30,6 +31,8 @@ fn view(row: EndpointRow) -> Webhook {
         failing_since: row.failing_since.map(rfc3339),
         previous_secret_until: row.previous_secret_until.map(rfc3339),
         created_at: rfc3339(row.created_at),
+        signature: SignatureScheme::parse(&row.signature_scheme).unwrap_or_default(),
+        public_key: row.public_key.as_deref().map(crate::standard_webhooks::public_key_text),
     }
 }
 
@@ -68,7 +71,8 @@ async fn create(
 ) -> Result<HttpResponse> {
     let body = body.into_inner();
     let allow_loopback = state.settings.integrations.allow_loopback;
-    let new = NewWebhook::parse(body.url, &body.events, body.program_ids, allow_loopback)?;
+    let scheme = body.signature.unwrap_or_default();
+    let new = NewWebhook::parse(body.url, &body.events, body.program_ids, allow_loopback)?.signed_with(scheme);
     let (row, secret) = webhooks::create(&state.pool, &state.keyring, &session.user_id, *id, &new).await?;
     Ok(HttpResponse::Created().json(WebhookWithSecret { webhook: view(row), secret: secret.reveal() }))
 }
@@ -162,8 +166,41 @@ async fn retry(
     Ok(HttpResponse::Accepted().json(serde_json::json!({})))
 }
 
+#[utoipa::path(operation_id = "testWebhook", responses(
+    (status = 202, description = "A `webhook.test` message is queued for this endpoint only (`data`: `workspaceId`, `webhookId`), signed and retried like any other and listed in its delivery log.", body = WebhookTestResponse),
+    (status = 409, description = "`webhook_disabled`: enable the endpoint first."),
+))]
+#[post("/owner/workspaces/{id}/webhooks/{webhookId}/test")]
+async fn test(state: web::Data<AppState>, session: Session, path: web::Path<(Uuid, Uuid)>) -> Result<HttpResponse> {
+    let sent = webhooks::send_test(&state.pool, &session.user_id, path.into_inner()).await?;
+    Ok(HttpResponse::Accepted()
+        .json(WebhookTestResponse { message_id: webhook_message_id(sent.event_id), delivery_id: sent.delivery_id }))
+}
+
+#[utoipa::path(operation_id = "recoverWebhook", request_body = RecoverWebhookRequest, responses(
+    (status = 202, description = "Every event of the endpoint's subscription since `since` that it has not acknowledged — those that happened while it was disabled (`skipped` in its log), failed ones and pending ones — is due again now, each with its original `webhook-id`, in order.", body = RecoverWebhookResponse),
+    (status = 400, description = "`invalid_since`: not an RFC 3339 time."),
+    (status = 409, description = "`webhook_disabled`: enable the endpoint first."),
+))]
+#[post("/owner/workspaces/{id}/webhooks/{webhookId}/recover")]
+async fn recover(
+    state: web::Data<AppState>,
+    session: Session,
+    path: web::Path<(Uuid, Uuid)>,
+    body: web::Json<RecoverWebhookRequest>,
+) -> Result<HttpResponse> {
+    let since = chrono::DateTime::parse_from_rfc3339(&body.since)
+        .map_err(|_| ApiError::BadRequest(ErrorCode::InvalidSince))?
+        .to_utc();
+    let recovered = webhooks::recover(&state.pool, &session.user_id, path.into_inner(), since).await?;
+    Ok(HttpResponse::Accepted()
+        .json(RecoverWebhookResponse { recovered: i64::try_from(recovered).unwrap_or(i64::MAX) }))
+}
+
 pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(create)
+        .service(test)
+        .service(recover)
         .service(list)
         .service(update)
         .service(remove)

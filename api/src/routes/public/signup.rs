@@ -7,7 +7,8 @@ use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::state::AppState;
 use crate::usecases::admission::{self, Gate, NewSignup};
-use actix_web::{post, web, HttpRequest, HttpResponse};
+use crate::usecases::metering::Meter;
+use actix_web::{post, web, HttpMessage, HttpRequest, HttpResponse};
 use shared::api::{SignupRequest, SignupResponse};
 use shared::{EmailKey, ErrorCode, Slug, SourceRef};
 
@@ -44,10 +45,13 @@ async fn signup(
     slug: web::Path<Slug>,
 ) -> Result<HttpResponse> {
     let signup = NewSignup::try_from(body.into_inner())?;
+    let meter = Meter::default();
+    req.extensions_mut().insert(meter.clone());
     let gate = Gate {
         key: &state.settings.hmac_key,
         per_minute: state.settings.signup_rate_per_minute,
         client: client_addr(&req, &state.settings.trusted_proxies),
+        meter: &meter,
     };
     admission::sign_up(&state.pool, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))

@@ -1,6 +1,7 @@
 //! A webhook receiver as an owner would run one: it verifies every Standard Webhooks
 //! signature itself (ring HMAC, not the server's code), answers 500 to the first request
-//! of each `webhook-id` (so every message needs a retry: "fails every other request"),
+//! of each `webhook-id` (so every message needs a retry: "fails every other request";
+//! or, [`Receiver::steady`], accepts at once), answers scripted statuses first,
 //! can be taken down (its port refuses connections) and brought back on the same port,
 //! and can hold requests (so a test can kill the sender mid-delivery).
 
@@ -17,6 +18,8 @@ use std::time::Duration;
 pub struct Log {
     /// Keys (decoded from `whsec_…`) that may sign.
     keys: Vec<Vec<u8>>,
+    /// Ed25519 public keys (decoded from `whpk_…`) whose `v1a` signatures are accepted.
+    public_keys: Vec<Vec<u8>>,
     /// Requests seen per webhook-id (any outcome).
     pub requests: HashMap<String, u32>,
     /// Every accepted (2xx) message: (webhook-id, body), in arrival order.
@@ -25,6 +28,14 @@ pub struct Log {
     /// Ids whose request was held.
     pub held: Vec<String>,
     hold: Option<Duration>,
+    /// Answers to give, in order, before anything else: (status, `Retry-After`).
+    script: std::collections::VecDeque<(u16, Option<String>)>,
+    /// Answer 2xx at once, without failing each message's first request.
+    steady: bool,
+    /// Every signed request: (webhook-id, when it arrived).
+    pub arrivals: Vec<(String, std::time::Instant)>,
+    /// Every accepted request as it came: its three webhook headers and its body text.
+    pub raw: Vec<(serde_json::Map<String, Value>, String)>,
 }
 
 #[derive(Clone)]
@@ -38,7 +49,24 @@ fn key_of(secret: &str) -> Vec<u8> {
     STANDARD.decode(secret.strip_prefix("whsec_").expect("a whsec_ secret")).expect("base64 key")
 }
 
-fn signed(keys: &[Vec<u8>], id: &str, ts: &str, sigs: &str, body: &[u8]) -> bool {
+fn signed(log: &Log, id: &str, ts: &str, sigs: &str, body: &[u8]) -> bool {
+    let message = [id.as_bytes(), b".", ts.as_bytes(), b".", body].concat();
+    let v1a = log.public_keys.iter().any(|k| {
+        let key = ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, k);
+        sigs.split(' ')
+            .filter_map(|s| s.strip_prefix("v1a,"))
+            .filter_map(|s| STANDARD.decode(s).ok())
+            .any(|sig| key.verify(&message, &sig).is_ok())
+    });
+    (v1a && fresh(ts)) || signed_v1(&log.keys, id, ts, sigs, body)
+}
+
+fn fresh(ts: &str) -> bool {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    ts.parse::<i64>().is_ok_and(|ts| (now - ts).abs() <= 300)
+}
+
+fn signed_v1(keys: &[Vec<u8>], id: &str, ts: &str, sigs: &str, body: &[u8]) -> bool {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     let Ok(ts_num) = ts.parse::<i64>() else { return false };
     if (now - ts_num).abs() > 300 {
@@ -59,13 +87,22 @@ async fn receive(req: HttpRequest, body: web::Bytes, log: web::Data<Arc<Mutex<Lo
     let (id, ts, sigs) = (header("webhook-id"), header("webhook-timestamp"), header("webhook-signature"));
     let hold = {
         let mut log = log.lock().unwrap();
-        if !signed(&log.keys, &id, &ts, &sigs, &body) {
+        if !signed(&log, &id, &ts, &sigs, &body) {
             log.bad_signatures += 1;
             return HttpResponse::BadRequest().finish();
         }
+        log.arrivals.push((id.clone(), std::time::Instant::now()));
         let n = log.requests.entry(id.clone()).or_default();
         *n += 1;
-        if *n % 2 == 1 {
+        let first = *n % 2 == 1;
+        if let Some((status, retry_after)) = log.script.pop_front() {
+            let mut answer = HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap());
+            if let Some(value) = retry_after {
+                answer.insert_header(("retry-after", value));
+            }
+            return answer.finish();
+        }
+        if first && !log.steady {
             return HttpResponse::InternalServerError().finish();
         }
         if log.hold.is_some() {
@@ -77,7 +114,13 @@ async fn receive(req: HttpRequest, body: web::Bytes, log: web::Data<Arc<Mutex<Lo
         tokio::time::sleep(hold).await;
     }
     let value: Value = serde_json::from_slice(&body).expect("a JSON body");
-    log.lock().unwrap().accepted.push((id, value));
+    let headers = [("webhook-id", &id), ("webhook-timestamp", &ts), ("webhook-signature", &sigs)]
+        .map(|(k, v)| (k.to_owned(), Value::String(v.clone())))
+        .into_iter()
+        .collect();
+    let mut log = log.lock().unwrap();
+    log.raw.push((headers, String::from_utf8_lossy(&body).into_owned()));
+    log.accepted.push((id, value));
     HttpResponse::NoContent().finish()
 }
 
@@ -98,6 +141,15 @@ impl Receiver {
         self.log.lock().unwrap().keys.push(key_of(secret));
     }
 
+    /// Accepts `v1a` signatures that verify with `public_key` (`whpk_…`) instead of any
+    /// earlier key.
+    pub fn trust_only_public(&self, public_key: &str) {
+        let key = STANDARD.decode(public_key.strip_prefix("whpk_").expect("a whpk_ key")).expect("base64 key");
+        let mut log = self.log.lock().unwrap();
+        log.public_keys = vec![key];
+        log.keys.clear();
+    }
+
     /// Accepts only signatures made with `secret`.
     pub fn trust_only(&self, secret: &str) {
         self.log.lock().unwrap().keys = vec![key_of(secret)];
@@ -106,6 +158,22 @@ impl Receiver {
     /// Holds every request it would accept for `hold` before answering.
     pub fn hold(&self, hold: Option<Duration>) {
         self.log.lock().unwrap().hold = hold;
+    }
+
+    /// Answers the next requests with these (status, `Retry-After`) before anything else.
+    pub fn script(&self, answers: &[(u16, Option<&str>)]) {
+        let mut log = self.log.lock().unwrap();
+        log.script.extend(answers.iter().map(|(s, r)| (*s, r.map(str::to_owned))));
+    }
+
+    /// Accepts every message at its first request (no failing first answer).
+    pub fn steady(&self) {
+        self.log.lock().unwrap().steady = true;
+    }
+
+    /// When each request of `id` arrived.
+    pub fn arrivals_of(&self, id: &str) -> Vec<std::time::Instant> {
+        self.log.lock().unwrap().arrivals.iter().filter(|(i, _)| i == id).map(|(_, at)| *at).collect()
     }
 
     /// Serves on its port (again).

@@ -132,6 +132,7 @@ fn Endpoint(ws: Uuid, h: Webhook, secret: RwSignal<Option<String>>, reload: Call
     let state = match (&h.disabled_reason, h.enabled) {
         (_, true) => "Enabled".to_owned(),
         (Some(r), false) if r == "failing" => "Disabled: failing for 3 days".to_owned(),
+        (Some(r), false) if r == "gone" => "Disabled: the receiver answered 410 Gone".to_owned(),
         _ => "Disabled".to_owned(),
     };
     view! {
