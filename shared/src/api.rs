@@ -49,7 +49,8 @@ pub struct PublicProgram {
     #[serde(default)]
     pub embed_origins: Vec<String>,
     /// `account`: the form signs the applicant in and joins with one of their verified
-    /// addresses (`POST /api/me/waitlist/{slug}/join`); the public signup refuses.
+    /// addresses (`POST /api/me/waitlist/{slug}/join`, the same body as the public
+    /// signup's); the public signup refuses a new key.
     #[serde(default)]
     pub join_with: JoinWith,
 }
@@ -75,27 +76,6 @@ pub struct SignupRequest {
     pub altcha: Option<String>,
     /// The answers to the notice's questions, by question id: a string, or a list of
     /// strings for `manyChoices`. Part of the request key's binding.
-    #[serde(default, skip_serializing_if = "Answers::is_empty")]
-    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, crate::questions::Answer>))]
-    pub answers: Answers,
-}
-
-/// `POST /api/me/waitlist/{slug}/join`: a signed-in applicant joins with one of their
-/// account's currently verified addresses (programs with `joinWith: "account"`, and
-/// any other).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AccountJoinRequest {
-    pub request_key: Uuid,
-    /// One of the account's verified addresses.
-    #[cfg_attr(feature = "openapi", schema(min_length = 3, max_length = 254))]
-    pub email: String,
-    pub notice_version: i32,
-    pub permission: bool,
-    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(max_length = 40))]
-    pub source: Option<String>,
     #[serde(default, skip_serializing_if = "Answers::is_empty")]
     #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, crate::questions::Answer>))]
     pub answers: Answers,

@@ -200,12 +200,40 @@ pub fn check_questions(questions: &[Question]) -> Result<(), QuestionsError> {
 }
 
 /// One answer on the wire: a string, or a list of strings for `manyChoices`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `Deserialize` is written out: serde's derive for an untagged enum buffers the value
+/// first, which costs the SPA's bundles several KiB for two shapes a visitor tells apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged)]
 pub enum Answer {
     Text(String),
     Choices(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for Answer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Shape;
+        impl<'de> serde::de::Visitor<'de> for Shape {
+            type Value = Answer;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of strings")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Answer, E> {
+                Ok(Answer::Text(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Answer, E> {
+                Ok(Answer::Text(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Answer, A::Error> {
+                let mut choices = Vec::new();
+                while let Some(c) = seq.next_element::<String>()? {
+                    choices.push(c);
+                }
+                Ok(Answer::Choices(choices))
+            }
+        }
+        d.deserialize_any(Shape)
+    }
 }
 
 /// The answers of one signup, by question id. A `BTreeMap`, so its JSON is canonical
@@ -469,6 +497,8 @@ mod tests {
         let a: Answers = serde_json::from_str(r#"{"b":["x","y"],"a":"t"}"#).unwrap();
         assert_eq!(serde_json::to_string(&a).unwrap(), r#"{"a":"t","b":["x","y"]}"#, "sorted keys");
         assert!(serde_json::from_str::<Answers>(r#"{"a":1}"#).is_err());
+        assert!(serde_json::from_str::<Answers>(r#"{"a":["x",2]}"#).is_err());
+        assert!(serde_json::from_str::<Answers>(r#"{"a":null}"#).is_err());
         assert_eq!(answer_text(&Answer::Choices(vec!["x".into(), "y".into()])), "x; y");
         assert!(answer_has_choice(&Answer::Choices(vec!["x".into()]), "x"));
         assert!(!answer_has_choice(&text("xy"), "x"));

@@ -89,12 +89,13 @@ async fn with_account(stack: &Stack, b: &Browser) {
     b.fill("#sign-in-email", "vera.verified@example.com").await;
     b.click_button("Sign in").await;
     b.wait_path("/waitlist/account-beta").await;
+    b.wait_text("Join with one of your confirmed addresses").await;
     b.wait_text("vera.verified@example.com").await;
-    b.fill("#join-team", "Platform").await;
-    b.tick("#join-permission").await;
+    b.fill("#question-team", "Platform").await;
+    b.tick("#signup-permission").await;
     b.check_page("waitlist-account-join").await;
     b.click_button("Join the waitlist").await;
-    b.wait_text("You joined with an address your account has confirmed").await;
+    b.wait_text("Thank you — your request was received").await;
 
     let page = stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}/entries"), Value::Null).await;
     let entry = &page["entries"][0];

@@ -2,44 +2,28 @@
 //! ([`QuestionFields`], on the waitlist form and the account join), the owner's editor
 //! with a live preview of those same fields ([`QuestionsEditor`]), and answers shown
 //! readably ([`AnswersList`], on the entry page and as the queue's column). Joining with
-//! a verified account ([`AccountJoin`]) lives here too: it is the same form, signed in.
+//! a verified account ([`AccountNotice`], [`AddressPicker`]) is the same waitlist form,
+//! signed in, with the account's confirmed addresses in place of the typed one.
 //! Every rule is `shared::questions`, the one the API applies.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-use leptos_router::components::A;
-use shared::api::{AccountJoinRequest, OwnEmails, PublicProgram, SignupResponse};
+use shared::api::OwnEmails;
 use shared::questions::{
-    answer_text, check_answers, check_questions, Answer, AnswerError, Answers, Question, QuestionKind, QuestionsError,
-    MAX_QUESTIONS,
+    answer_text, check_questions, Answer, Answers, Question, QuestionKind, QuestionsError, MAX_QUESTIONS,
 };
-use uuid::Uuid;
 
 use crate::api;
-use crate::auth::{use_session, Status};
-use crate::components::status::{Arrived, Warning};
+use crate::auth::{Session, Status};
 
-/// Whether `answers` would be accepted (every required question answered, nothing wrong).
+/// Whether every required question has an answer (the button waits for it). The other
+/// rules (lengths, web addresses) are the fields' own attributes and the server's check,
+/// whose 400 names the question: the public bundle carries no second copy of them.
 pub fn answers_ready(questions: &[Question], answers: &Answers) -> bool {
-    check_answers(questions, answers).is_ok()
-}
-
-/// The problem with one question's answer as typed so far; a missing answer is not
-/// shown here (the button says what is left to do).
-fn problem(q: &Question, answers: &Answers) -> Option<&'static str> {
-    let mut only = Answers::new();
-    if let Some(a) = answers.get(&q.id) {
-        only.insert(q.id.clone(), a.clone());
-    }
-    match check_answers(std::slice::from_ref(q), &only) {
-        Err(AnswerError::TooLong(_)) => Some("This answer is too long."),
-        Err(AnswerError::UnknownChoice(_)) => Some("Pick one of the choices."),
-        Err(AnswerError::Invalid(_)) if q.kind == QuestionKind::Url => {
-            Some("Enter a web address starting with https:// or http://.")
-        }
-        Err(AnswerError::Invalid(_)) => Some("This answer cannot be used; remove unusual characters."),
-        _ => None,
-    }
+    questions.iter().filter(|q| q.required).all(|q| match answers.get(&q.id) {
+        Some(Answer::Text(t)) => !t.trim().is_empty(),
+        Some(Answer::Choices(c)) => !c.is_empty(),
+        None => false,
+    })
 }
 
 fn text_of(answers: &Answers, id: &str) -> String {
@@ -73,7 +57,6 @@ pub fn QuestionFields(
         .into_iter()
         .map(|q| {
             let id = format!("{prefix}-{}", q.id);
-            let hint_id = format!("{id}-problem");
             let need = if q.required { " (required)" } else { " (optional)" };
             let label = format!("{}{need}", q.label);
             let qid = q.id.clone();
@@ -83,8 +66,6 @@ pub fn QuestionFields(
                     a.insert(qid, Answer::Text(value));
                 })
             };
-            let q2 = q.clone();
-            let shown_problem = move || answers.with(|a| problem(&q2, a));
             let input = match q.kind {
                 QuestionKind::ShortText | QuestionKind::Url => {
                     let (qid, max) = (q.id.clone(), q.limit().unwrap_or(200));
@@ -92,7 +73,7 @@ pub fn QuestionFields(
                     view! {
                         <label for=id.clone()>{label}</label>
                         <input id=id.clone() type=kind maxlength=max.to_string() disabled=disabled
-                            required=q.required aria-describedby=hint_id.clone()
+                            required=q.required
                             prop:value=move || answers.with(|a| text_of(a, &qid))
                             on:input=move |ev| set_text(event_target_value(&ev))/>
                     }
@@ -103,7 +84,7 @@ pub fn QuestionFields(
                     view! {
                         <label for=id.clone()>{label}</label>
                         <textarea id=id.clone() rows="4" maxlength=max.to_string() disabled=disabled
-                            required=q.required aria-describedby=hint_id.clone()
+                            required=q.required
                             prop:value=move || answers.with(|a| text_of(a, &qid))
                             on:input=move |ev| set_text(event_target_value(&ev))></textarea>
                     }
@@ -150,7 +131,7 @@ pub fn QuestionFields(
                         })
                         .collect_view();
                     view! {
-                        <fieldset class="choices" aria-describedby=hint_id.clone()>
+                        <fieldset class="choices">
                             <legend>{label}</legend>
                             {options}
                         </fieldset>
@@ -158,12 +139,7 @@ pub fn QuestionFields(
                     .into_any()
                 }
             };
-            view! {
-                <div class="question">
-                    {input}
-                    <p id=hint_id class="field-error" aria-live="polite">{shown_problem}</p>
-                </div>
-            }
+            view! { <div class="question">{input}</div> }
         })
         .collect_view();
     view! {
@@ -356,160 +332,59 @@ fn QuestionRow(i: usize, questions: RwSignal<Vec<Question>>, layout: RwSignal<u3
     }
 }
 
-/// How the account join ended.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Joined {
-    Idle,
-    Sending,
-    Received,
-    Changed,
-    Full,
-    Retry,
-    Refused,
+/// Whether the visitor is signed in; always `false` where no session is kept (the embed).
+pub fn account_signed_in() -> impl Fn() -> bool + Send + Sync + Copy + 'static {
+    let session = use_context::<Session>();
+    move || session.is_some_and(|s| s.status.get() == Status::SignedIn)
 }
 
-/// The form of a program that asks applicants to join signed in (`joinWith: "account"`):
-/// why it asks, a sign-in link that comes back here, then one of the account's verified
-/// addresses to join with, the questions, the notice and the box.
+/// Why a `joinWith: "account"` form asks to sign in, and the way there (back to this form).
 #[component]
-pub fn AccountJoin(program: PublicProgram) -> impl IntoView {
-    let session = use_session();
-    let slug = program.slug.clone();
+pub fn AccountNotice(slug: String, signed_in: impl Fn() -> bool + Send + Sync + Copy + 'static) -> impl IntoView {
     let next = format!("/sign-in?next=/waitlist/{slug}");
-    let intro = view! {
-        <h1>"Join the waitlist"</h1>
-        <p class="muted">"Program: " <strong>{program.title.clone().unwrap_or_else(|| slug.clone())}</strong></p>
-        {program.description.clone().map(|d| view! { <p class="lead">{d}</p> })}
+    view! {
         <p id="why-sign-in">"This waitlist asks you to sign in first, so that you join with an email address your account has already confirmed. Nobody can put your address on the list but you, and no confirmation email is needed."</p>
-    };
-    let body = move || match session.status.get() {
-        Status::SignedIn => view! { <JoinSignedIn program=program.clone()/> }.into_any(),
-        Status::Starting => view! { <p class="muted">"Checking whether you are signed in…"</p> }.into_any(),
-        _ => view! {
-            <div class="card">
-                <A href=next.clone()>"Sign in to join"</A>
-            </div>
-        }
-        .into_any(),
-    };
-    view! { {intro} {body} }
+        {move || (!signed_in()).then(|| view! { <p class="card"><a href=next.clone() target="_top">"Sign in to join"</a></p> })}
+    }
 }
 
+/// The signed-in account's confirmed addresses to join with, writing the chosen one to
+/// `email` (the first, until another is picked).
 #[component]
-fn JoinSignedIn(program: PublicProgram) -> impl IntoView {
+pub fn AddressPicker(email: RwSignal<String>) -> impl IntoView {
     let emails = LocalResource::new(|| api::get::<OwnEmails>("/api/me/emails"));
-    let chosen = RwSignal::new(None::<String>);
-    let answers = RwSignal::new(Answers::new());
-    let agreed = RwSignal::new(false);
-    let outcome = RwSignal::new(Joined::Idle);
-    let key = StoredValue::new(None::<Uuid>);
-    let questions = StoredValue::new(program.notice.questions.clone());
-    let (version, open) = (program.notice.version, program.signup_open);
-    let ready = move || {
-        open && chosen.with(Option::is_some)
-            && agreed.get()
-            && answers.with(|a| questions.with_value(|q| answers_ready(q, a)))
-            && outcome.get() != Joined::Sending
-    };
-    let path = format!("/api/me/waitlist/{}/join", program.slug);
-    let submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        if !ready() {
-            return;
-        }
-        let request_key = key.get_value().unwrap_or_else(Uuid::new_v4);
-        key.set_value(Some(request_key));
-        let body = AccountJoinRequest {
-            request_key,
-            email: chosen.get_untracked().unwrap_or_default(),
-            notice_version: version,
-            permission: true,
-            source: None,
-            answers: answers.get_untracked(),
-        };
-        outcome.set(Joined::Sending);
-        let path = path.clone();
-        spawn_local(async move {
-            let next = match api::post::<_, SignupResponse>(path, &body).await {
-                Ok(_) => Joined::Received,
-                Err(e) if e.is_retryable() => Joined::Retry,
-                Err(e) if e.status == 409 => Joined::Changed,
-                Err(e) if e.status == 429 => Joined::Full,
-                Err(_) => Joined::Refused,
-            };
-            if next != Joined::Retry {
-                key.set_value(None);
+    let list = move || {
+        emails.get().map(|r| {
+            let emails = r.map(|e| e.emails).unwrap_or_default();
+            if email.with_untracked(String::is_empty) {
+                email.set(emails.first().cloned().unwrap_or_default());
             }
-            outcome.set(next);
-        });
-    };
-    let addresses = move || {
-        emails.get().map(|r| match r {
-            Ok(OwnEmails { emails }) if emails.is_empty() => view! {
-                <Warning><p>"Your account has no confirmed email address yet. Confirm one with your sign-in provider, then reload."</p></Warning>
+            if emails.is_empty() {
+                return view! { <p class="field-error">"Your account has no confirmed address to join with yet."</p> }
+                    .into_any();
             }
-            .into_any(),
-            Ok(OwnEmails { emails }) => {
-                if chosen.get_untracked().is_none() {
-                    chosen.set(emails.first().cloned());
-                }
-                emails
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, e)| {
-                        let (e1, e2) = (e.clone(), e.clone());
-                        view! {
-                            <div class="check">
-                                <input id=format!("join-email-{i}") type="radio" name="join-email"
-                                    prop:checked=move || chosen.get().as_deref() == Some(e1.as_str())
-                                    on:change=move |_| { chosen.set(Some(e2.clone())); key.set_value(None); }/>
-                                <label for=format!("join-email-{i}")>{e}</label>
-                            </div>
-                        }
-                    })
-                    .collect_view()
-                    .into_any()
-            }
-            Err(_) => view! { <Warning><p>"Your addresses could not be read. Reload to try again."</p></Warning> }.into_any(),
+            emails
+                .into_iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let (e1, e2) = (e.clone(), e.clone());
+                    view! {
+                        <div class="check">
+                            <input id=format!("join-email-{i}") type="radio" name="join-email"
+                                prop:checked=move || email.with(|v| v == &e1) on:change=move |_| email.set(e2.clone())/>
+                            <label for=format!("join-email-{i}")>{e}</label>
+                        </div>
+                    }
+                })
+                .collect_view()
+                .into_any()
         })
     };
-    let purpose = program.notice.purpose.clone();
-    let received = move || outcome.get() == Joined::Received;
     view! {
-        <Show when=received fallback=move || {
-            let purpose = purpose.clone();
-            view! {
-                <form class="card form" method="post" novalidate on:submit=submit.clone()>
-                    <h2>"Your confirmed address"</h2>
-                    <fieldset>
-                        <legend>"Join with this confirmed address"</legend>
-                        {addresses}
-                    </fieldset>
-                    <QuestionFields questions=questions.get_value() answers disabled=!open prefix="join"/>
-                    <section class="notice compact" aria-labelledby="join-notice-heading">
-                        <h3 id="join-notice-heading">"What you agree to"</h3>
-                        <p class="exact">{purpose}</p>
-                    </section>
-                    <div class="check">
-                        <input id="join-permission" type="checkbox" disabled=!open
-                            prop:checked=move || agreed.get() on:change=move |ev| agreed.set(event_target_checked(&ev))/>
-                        <label for="join-permission">"I want to join this waitlist, and I agree that this email address and my answers are used and kept as the notice describes."</label>
-                    </div>
-                    <button type="submit" disabled=move || !ready()>"Join the waitlist"</button>
-                    {move || match outcome.get() {
-                        Joined::Changed => Some("This form changed since you opened it. Reload the page to see the current version."),
-                        Joined::Full => Some("The list is full right now. Please try again later."),
-                        Joined::Retry => Some("We could not confirm your request. Please try again — trying again cannot sign you up twice."),
-                        Joined::Refused => Some("The request was not accepted. Check your answers and try again."),
-                        _ => None,
-                    }.map(|m| view! { <Warning><p>{m}</p></Warning> })}
-                </form>
-            }
-        }>
-            <Arrived id="joined-heading" heading="Thank you — your request was received">
-                <p>"You joined with an address your account has confirmed. "<A href="/me">"See my place"</A>"."</p>
-            </Arrived>
-        </Show>
+        <fieldset>
+            <legend>"Join with one of your confirmed addresses"</legend>
+            {list}
+        </fieldset>
     }
 }
 

@@ -18,7 +18,7 @@ use uuid::Uuid;
 use crate::api::{self, ApiError, Code};
 use crate::components::notice::NoticeView;
 use crate::components::pow::{self, Solution};
-use crate::components::questions::{answers_ready, AccountJoin, QuestionFields};
+use crate::components::questions::{account_signed_in, answers_ready, AccountNotice, AddressPicker, QuestionFields};
 use crate::components::set_title;
 use crate::components::status::{loaded, Arrived, ErrorNotice, Warning};
 use shared::questions::{Answers, JoinWith};
@@ -61,10 +61,6 @@ pub fn Waitlist() -> impl IntoView {
     let program = public_program();
     view! {
         {loaded(program, move |r| match r {
-                    Ok(p) if p.join_with == JoinWith::Account => {
-                        page_title(&p);
-                        view! { <AccountJoin program=p/> }.into_any()
-                    }
                     Ok(p) => form_page(p),
                     Err(e) if e.status == 404 => view! {
                         <div class="card">
@@ -121,9 +117,11 @@ enum Outcome {
 
 #[component]
 pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
-    let PublicProgram { slug, title, description, signup_open, notice, proof_of_work, embed_origins: _, join_with: _ } =
+    let PublicProgram { slug, title, description, signup_open, notice, proof_of_work, embed_origins: _, join_with } =
         program;
     let email = RwSignal::new(String::new());
+    // Issue 31: `joinWith: "account"` joins signed in, with a confirmed address (`components::questions`).
+    let (account, signed_in) = (join_with == JoinWith::Account, account_signed_in());
     let agreed = RwSignal::new(false);
     let outcome = RwSignal::new(Outcome::Idle);
     let attempt_key = StoredValue::new(None::<Uuid>);
@@ -142,7 +140,7 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
     let work = RwSignal::new(Solution::NotNeeded);
     let slug_for_work = slug.clone();
     let fresh_work = Callback::new(move |()| {
-        if proof_of_work != PowLevel::Off && signup_open {
+        if proof_of_work != PowLevel::Off && signup_open && !account {
             pow::solve(&slug_for_work, work);
         }
     });
@@ -151,6 +149,7 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
     let resolved = StoredValue::new(false);
 
     let (version, path) = (notice.version, format!("/api/public/programs/{slug}/signups"));
+    let join_path = format!("/api/me/waitlist/{slug}/join");
     let send = Callback::new(move |()| {
         let Some(key) = attempt_key.get_value() else { return };
         let body = SignupRequest {
@@ -162,9 +161,12 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
             altcha: work.with_untracked(Solution::payload),
             answers: answers.get_untracked(),
         };
-        let path = path.clone();
+        let (path, join_path) = (path.clone(), join_path.clone());
         spawn_local(async move {
-            let result = api::post_public::<_, SignupResponse>(&path, &body).await;
+            let result = match account {
+                true => api::post::<_, SignupResponse>(join_path.clone(), &body).await,
+                false => api::post_public::<_, SignupResponse>(&path, &body).await,
+            };
             if matches!(&result, Err(e) if e.code == Code::Api(ErrorCode::ChallengeFailed)) && !resolved.get_value() {
                 resolved.set_value(true);
                 fresh_work.run(());
@@ -223,7 +225,10 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
         <h1 class=heading_class>{title.unwrap_or_else(|| "Join the waitlist".to_owned())}</h1>
         {untitled}
         {description.map(|d| view! { <p class="lead pitch">{d}</p> })}
-        {move || if received.get() {
+        {account.then(|| view! { <AccountNotice slug=slug.clone() signed_in/> })}
+        {move || if account && !signed_in() {
+            ().into_any()
+        } else if received.get() {
             view! {
                 <Arrived id="joined-heading" heading="Thank you — your request was received">
                     <p>"If a place opens up, the program's owner will contact you at the address you gave, through their own channel."</p>
@@ -233,8 +238,11 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
         } else {
             let notice = notice.clone();
             let published = published.clone();
-            let fields = view! { <QuestionFields questions=questions.get_value() answers disabled=!signup_open/> };
-            view! { <FormBody signup_open notice published email agreed outcome checked ready on_email submit=submit fields/> }.into_any()
+            let fields = view! {
+                {account.then(|| view! { <AddressPicker email/> })}
+                <QuestionFields questions=questions.get_value() answers disabled=!signup_open/>
+            };
+            view! { <FormBody signup_open notice published email agreed outcome checked ready on_email submit=submit fields account/> }.into_any()
         }}
     }
 }
@@ -253,6 +261,8 @@ fn FormBody(
     submit: impl Fn(leptos::ev::SubmitEvent) + 'static,
     /// The notice's questions (`components::questions`), after the address.
     fields: impl IntoView + 'static,
+    /// Joining signed in: `fields` holds the address picker instead of the typed address.
+    account: bool,
 ) -> impl IntoView {
     let problem = move || match checked() {
         Some(Err(e)) => Some(sentence(&e.to_string())),
@@ -280,6 +290,7 @@ fn FormBody(
         {closed}
         <form class="card form" method="post" novalidate on:submit=submit>
             <h2>"Your email address"</h2>
+            {(!account).then(|| view! {
             <label for="signup-email">"Email address"</label>
             <input id="signup-email" type="email" inputmode="email" autocomplete="email" spellcheck="false"
                 maxlength="254" disabled=!signup_open prop:value=email.get_untracked() on:input=on_email
@@ -291,6 +302,7 @@ fn FormBody(
                 <p id="signup-email-help" class="help">
                     "Plain addresses such as name@example.com work. Some valid but unusual addresses are not accepted: ones with spaces, quotes, comments or non-English letters, and ones with an IP address instead of a domain name."
                 </p>
+            })}
             })}
             {fields}
             <section class="notice compact" aria-labelledby="notice-summary-heading">

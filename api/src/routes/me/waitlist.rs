@@ -15,7 +15,7 @@ use crate::usecases::admission::{self, Gate, NewSignup};
 use crate::usecases::metering::Meter;
 use crate::usecases::recipient;
 use actix_web::{get, post, web, HttpMessage, HttpRequest, HttpResponse};
-use shared::api::{AccountJoinRequest, OwnWaitlistStatus, SignupResponse, WithdrawResponse};
+use shared::api::{OwnWaitlistStatus, SignupRequest, SignupResponse, WithdrawResponse};
 use shared::{EmailKey, EntryState, ErrorCode, Slug, SourceRef};
 
 #[utoipa::path(operation_id = "getOwnWaitlistStatus", responses(
@@ -40,9 +40,9 @@ async fn withdraw(state: web::Data<AppState>, user: VerifiedUser, slug: web::Pat
 }
 
 impl AccountJoin {
-    /// The body as a signup: the address must be one of the account's verified ones,
-    /// looked up fresh for this request (SPEC §3.2); anything else is refused before
-    /// anything is read.
+    /// The body (the public form's) as a signup: the address must be one of the account's
+    /// verified ones, looked up fresh for this request (SPEC §3.2); anything else is
+    /// refused before anything is read. `altcha` is ignored: no proof of work is asked.
     fn signup(self, user: &VerifiedUser) -> Result<NewSignup> {
         let body = self.0;
         let email = EmailKey::parse(&body.email).map_err(|_| ApiError::BadRequest(ErrorCode::InvalidEmail))?;
@@ -62,9 +62,9 @@ impl AccountJoin {
     }
 }
 
-struct AccountJoin(AccountJoinRequest);
+struct AccountJoin(SignupRequest);
 
-#[utoipa::path(operation_id = "joinWithAccount", request_body = AccountJoinRequest, responses(
+#[utoipa::path(operation_id = "joinWithAccount", request_body = SignupRequest, responses(
     (status = 202, description = "Received: the public signup's answer, for an address the account has verified; the entry records that it was verified at join. Same notice, caps and request-key binding (answers included) as the public form; no proof of work.", body = SignupResponse),
     (status = 400, description = "A bad email, an address the account has not verified (`email_not_verified`), or a bad answer (`invalid_answer`, naming the question). Nothing is written."),
     (status = 401, description = "Signed out."),
@@ -79,7 +79,7 @@ async fn join(
     req: HttpRequest,
     user: VerifiedUser,
     slug: web::Path<Slug>,
-    body: web::Json<AccountJoinRequest>,
+    body: web::Json<SignupRequest>,
 ) -> Result<HttpResponse> {
     let signup = AccountJoin(body.into_inner()).signup(&user)?;
     // The same address counter as the public form, so the same RateLimit fields.

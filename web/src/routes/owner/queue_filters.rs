@@ -158,12 +158,10 @@ pub fn FilterForm(
         view! {
             <div>
                 <label for="queue-answer">"Answer"</label>
-                <select id="queue-answer" on:change=move |ev| form.update(|f| f.answer = event_target_value(&ev))>
-                    <option value="" prop:selected=move || form.with(|f| f.answer.is_empty())>"Any"</option>
-                    {choices.into_iter().map(|(label, value, choice)| {
-                        let v = value.clone();
-                        view! { <option value=value prop:selected=move || form.with(|f| f.answer == v)>{format!("{label}: {choice}")}</option> }
-                    }).collect_view()}
+                <select id="queue-answer" prop:value=move || form.with(|f| f.answer.clone())
+                    on:change=move |ev| form.update(|f| f.answer = event_target_value(&ev))>
+                    <option value="">"Any"</option>
+                    {choices.into_iter().map(|(label, value, choice)| view! { <option value=value>{format!("{label}: {choice}")}</option> }).collect_view()}
                 </select>
             </div>
         }
@@ -219,10 +217,11 @@ pub fn FilterForm(
             {answer_filter}
             <div>
                 <label for="queue-verified">"Joined"</label>
-                <select id="queue-verified" on:change=move |ev| form.update(|f| f.verified = event_target_value(&ev))>
-                    <option value="" prop:selected=move || form.with(|f| f.verified.is_empty())>"Any way"</option>
-                    <option value="true" prop:selected=move || form.with(|f| f.verified == "true")>"With a verified account"</option>
-                    <option value="false" prop:selected=move || form.with(|f| f.verified == "false")>"With a typed address"</option>
+                <select id="queue-verified" prop:value=move || form.with(|f| f.verified.clone())
+                    on:change=move |ev| form.update(|f| f.verified = event_target_value(&ev))>
+                    <option value="">"Any way"</option>
+                    <option value="true">"With a verified account"</option>
+                    <option value="false">"With a typed address"</option>
                 </select>
             </div>
             <div class="grow">
