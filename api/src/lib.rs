@@ -29,6 +29,7 @@ pub mod db;
 pub mod domain;
 pub mod drand;
 pub mod draw;
+pub mod group;
 pub mod http;
 pub mod identity;
 pub mod metrics;

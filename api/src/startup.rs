@@ -42,7 +42,14 @@ impl Application {
         if keyring.sealing_kid().is_none() {
             tracing::warn!("SECRETS_KEYS is not set: webhook and hook secrets are sealed under SIGNUP_BINDING_KEY (development only)");
         }
-        let state = web::Data::new(AppState { settings, pool, identity, keyring, shutdown: Shutdown::new() });
+        let state = web::Data::new(AppState {
+            admitter: crate::group::Admitter::new(pool.clone()),
+            settings,
+            pool,
+            identity,
+            keyring,
+            shutdown: Shutdown::new(),
+        });
         spawn_pruner(&state);
         spawn_draw_closer(&state);
         crate::outbox::spawn(&state);

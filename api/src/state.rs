@@ -9,6 +9,8 @@ use deadpool_postgres::Pool;
 pub struct AppState {
     pub settings: Settings,
     pub pool: Pool,
+    /// Public signups, admitted in per-program batches on `pool` ([`crate::group`]).
+    pub admitter: crate::group::Admitter,
     pub identity: Identity,
     /// Seals and opens webhook and admission-hook secrets (`SECRETS_KEYS`).
     pub keyring: crate::secrets::Keyring,

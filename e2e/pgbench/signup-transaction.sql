@@ -1,5 +1,6 @@
 -- The signup admission transaction exactly as Vestibule sends it (api/src/db/signups.rs,
--- `admit`): BEGIN, the call of V61's `admit_signup` and COMMIT as one pipeline — one
+-- `admit_batch`): BEGIN, the call of V100's `admit_signups` (a batch of one, as a lone signup
+-- sends) and COMMIT as one pipeline — one
 -- round trip; the function takes the locks, reads, decides and writes inside the server.
 -- Prepared statements (run with -M prepared). Values Vestibule computes on the client
 -- (the binding HMAC, the screening flags) are SQL expressions or constants here of the
@@ -8,6 +9,6 @@
 \set k random(1, 2000000000)
 \startpipeline
 BEGIN ISOLATION LEVEL READ COMMITTED;
-SELECT outcome, stored_binding FROM admit_signup('00000000-0000-4000-a000-000000000001'::uuid, ('00000000-0000-4000-8000-' || lpad(:p::text, 12, '0'))::uuid, md5(:k::text || '-' || :client_id::text)::uuid, 'u' || :k::text || '-' || :client_id::text || '@pgbench.example', 1, true, decode(md5(:k::text), 'hex') || decode(md5(:client_id::text), 'hex'), NULL, false, NULL, NULL, NULL);
+SELECT ord, outcome, stored_binding FROM admit_signups('00000000-0000-4000-a000-000000000001'::uuid, ('00000000-0000-4000-8000-' || lpad(:p::text, 12, '0'))::uuid, ARRAY[md5(:k::text || '-' || :client_id::text)::uuid], ARRAY['u' || :k::text || '-' || :client_id::text || '@pgbench.example'], ARRAY[1], ARRAY[true], ARRAY[decode(md5(:k::text), 'hex') || decode(md5(:client_id::text), 'hex')], ARRAY[NULL]::text[], ARRAY[false], ARRAY[NULL]::text[], ARRAY[NULL]::bytea[], ARRAY[NULL]::timestamptz[]) ORDER BY ord;
 COMMIT;
 \endpipeline

@@ -63,8 +63,8 @@ impl ClerkCall {
     /// What the call does, for the owner's table.
     pub fn label(self) -> &'static str {
         match self {
-            ClerkCall::MetadataAdd => "Add to public metadata",
-            ClerkCall::MetadataRemove => "Remove from public metadata",
+            ClerkCall::MetadataAdd => "Note access on the account",
+            ClerkCall::MetadataRemove => "Remove the note from the account",
             ClerkCall::MembershipCheck => "Check organization membership",
             ClerkCall::MembershipAdd => "Add to organization",
             ClerkCall::MembershipRemove => "Remove from organization",

@@ -19,7 +19,7 @@ use crate::auth;
 use crate::components::nav::Header;
 use crate::routes::{draws, early_access, elsewhere, embed, home, me, not_found, owner, redeem, sign_in, waitlist};
 
-/// `page!("review", owner::queue::Queue)`: the page in the bundle with that feature,
+/// `page!("console", owner::queue::Queue)`: the page in the bundle with that feature,
 /// [`elsewhere::Elsewhere`] in the others.
 macro_rules! page {
     ($feature:tt, $page:path) => {{
@@ -53,7 +53,9 @@ pub fn App() -> impl IntoView {
     }
     auth::start();
     elsewhere::arrived();
-    if elsewhere::take_focus_request() {
+    track_input_modality();
+    if let Some(keyboard) = elsewhere::take_focus_request() {
+        set_keyboard_in_use(keyboard);
         focus_heading_soon(0);
     }
     view! {
@@ -69,18 +71,18 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/sign-in") view=page!("public", sign_in::SignIn)/>
                     <Route path=path!("/me") view=page!("public", me::Me)/>
                     <Route path=path!("/redeem") view=page!("public", redeem::Redeem)/>
-                    <Route path=path!("/early-access/:slug") view=page!("public", early_access::EarlyAccess)/>
-                    <Route path=path!("/owner") view=page!("review", owner::dashboard::Dashboard)/>
-                    <Route path=path!("/owner/programs/:id") view=page!("program", owner::program::ProgramPage)/>
-                    <Route path=path!("/owner/programs/:id/queue") view=page!("review", owner::queue::Queue)/>
-                    <Route path=path!("/owner/programs/:id/notice") view=page!("program", owner::notice::NoticePage)/>
-                    <Route path=path!("/owner/programs/:id/content") view=page!("content", owner::content::ContentPage)/>
-                    <Route path=path!("/owner/programs/:id/audit") view=page!("program", owner::audit::Audit)/>
-                    <Route path=path!("/owner/programs/:id/cohorts") view=page!("program", owner::cohorts::CohortsPage)/>
-                    <Route path=path!("/owner/programs/:id/draws") view=page!("program", owner::draws::DrawsPage)/>
-                    <Route path=path!("/owner/programs/:id/entries/:entry") view=page!("review", owner::entry::EntryPage)/>
-                    <Route path=path!("/owner/workspaces/:id/owners") view=page!("workspace", owner::owners::Owners)/>
-                    <Route path=path!("/owner/workspaces/:id/integrations") view=page!("workspace", owner::integrations::Integrations)/>
+                    <Route path=path!("/early-access/:slug") view=page!("console", early_access::EarlyAccess)/>
+                    <Route path=path!("/owner") view=page!("console", owner::dashboard::Dashboard)/>
+                    <Route path=path!("/owner/programs/:id") view=page!("console", owner::program::ProgramPage)/>
+                    <Route path=path!("/owner/programs/:id/queue") view=page!("console", owner::queue::Queue)/>
+                    <Route path=path!("/owner/programs/:id/notice") view=page!("console", owner::notice::NoticePage)/>
+                    <Route path=path!("/owner/programs/:id/content") view=page!("console", owner::content::ContentPage)/>
+                    <Route path=path!("/owner/programs/:id/audit") view=page!("console", owner::audit::Audit)/>
+                    <Route path=path!("/owner/programs/:id/cohorts") view=page!("console", owner::cohorts::CohortsPage)/>
+                    <Route path=path!("/owner/programs/:id/draws") view=page!("console", owner::draws::DrawsPage)/>
+                    <Route path=path!("/owner/programs/:id/entries/:entry") view=page!("console", owner::entry::EntryPage)/>
+                    <Route path=path!("/owner/workspaces/:id/owners") view=page!("console", owner::owners::Owners)/>
+                    <Route path=path!("/owner/workspaces/:id/integrations") view=page!("console", owner::integrations::Integrations)/>
                 </Routes>
             </main>
             <footer class="site-footer wrap">
@@ -117,6 +119,46 @@ fn focus_heading_soon(attempt: u32) {
         },
         std::time::Duration::from_millis(50),
     );
+}
+
+/// The class on `<html>` while the keyboard is in use (style.css shows the ring of a
+/// heading that took the focus after a navigation only then: a click that moved to a new
+/// page should not leave a ring on its heading, which reads like an error).
+pub const KEYBOARD: &str = "keyboard";
+
+/// A key press (other than a modifier or a letter typed into a field) marks the keyboard in
+/// use; a pointer press unmarks it.
+fn track_input_modality() {
+    let keydown =
+        wasm_bindgen::closure::Closure::<dyn Fn(web_sys::KeyboardEvent)>::new(|ev: web_sys::KeyboardEvent| {
+            if matches!(
+                ev.key().as_str(),
+                "Tab"
+                    | "Enter"
+                    | " "
+                    | "ArrowUp"
+                    | "ArrowDown"
+                    | "ArrowLeft"
+                    | "ArrowRight"
+                    | "Escape"
+                    | "Home"
+                    | "End"
+            ) {
+                set_keyboard_in_use(true);
+            }
+        });
+    let pointerdown = wasm_bindgen::closure::Closure::<dyn Fn()>::new(|| set_keyboard_in_use(false));
+    let doc = document();
+    let _ = doc.add_event_listener_with_callback_and_bool("keydown", keydown.as_ref().unchecked_ref(), true);
+    let _ = doc.add_event_listener_with_callback_and_bool("pointerdown", pointerdown.as_ref().unchecked_ref(), true);
+    keydown.forget();
+    pointerdown.forget();
+}
+
+fn set_keyboard_in_use(on: bool) {
+    if let Some(html) = document().document_element() {
+        let _ = html.class_list().toggle_with_force(KEYBOARD, on);
+    }
 }
 
 fn focus_main() {

@@ -143,6 +143,9 @@ pub async fn is_owner() -> bool {
         Err(_) => return false,
     };
     session.owner.set(Some(owner));
+    if owner {
+        crate::prefetch::console();
+    }
     owner
 }
 

@@ -1,21 +1,24 @@
 //! Vestibule's single-page app: the public waitlist form, the recipient's pages and the
 //! owner's console, rendered client-side with Leptos and built to WASM with Trunk.
 //!
-//! A release build is one of five bundles (`web/Cargo.toml`): the pages of the others are
-//! compiled but never routed to, so the linker drops them. Dead-code warnings are therefore
+//! A release build is one of two bundles (`web/Cargo.toml`): the public one compiles the
+//! console's pages but never routes to them, so the linker drops them. Dead-code warnings are therefore
 //! off in those builds only; the default build (every feature, the one clippy checks) keeps
 //! them.
-#![cfg_attr(
-    not(all(feature = "public", feature = "review", feature = "program", feature = "workspace", feature = "content")),
-    allow(dead_code, unused_imports)
-)]
+#![cfg_attr(not(all(feature = "public", feature = "console")), allow(dead_code, unused_imports))]
 
 mod api;
 mod app;
 mod auth;
 mod components;
+mod prefetch;
 mod routes;
 
 fn main() {
     leptos::mount::mount_to_body(app::App);
+    // The server's first paint of a form page (api/src/routes/form_page.rs) gives way to
+    // the page just rendered in its place, in the same frame.
+    if let Some(first_paint) = leptos::prelude::document().get_element_by_id("first-paint") {
+        first_paint.remove();
+    }
 }

@@ -5,7 +5,7 @@
 //! The checks: notice ↔ entry (an entry's notice is its own program's and was published
 //! before the applicant's choice), choice time, invitation ↔ entry, grant ↔ invitation ↔
 //! entry (or grant ↔ cohort code), counters (queue count, hour buckets of public signups,
-//! cohort code uses) against the rows they count, notice versions without gaps, the
+//! cohort code uses, the per-state entry counts of V101) against the rows they count, notice versions without gaps, the
 //! append-only triggers in place (each on its table, calling the blocking function,
 //! enabled), and the audit history in commit order per program (ids and times rise
 //! together) with one `signup` per entry.
@@ -58,6 +58,12 @@ const CHECKS: &[Check] = &[
         sql: "SELECT count(*) FROM invitations i WHERE NOT EXISTS (SELECT 1 FROM owner_action_receipts r WHERE r.program_id = i.program_id \
               AND r.action = 'issue_invitation' AND r.target_id = i.id) AND NOT EXISTS (SELECT 1 FROM invitation_batch_items b \
               JOIN owner_action_receipts r ON r.target_id = b.batch_id AND r.action = 'bulk_issue' WHERE b.invitation_id = i.id)",
+    },
+    Check {
+        name: "each program's entry counts per state equal its entries",
+        sql: "SELECT count(*) FROM (SELECT program_id, state, count(*) AS n FROM entries GROUP BY 1, 2) e \
+              FULL JOIN (SELECT program_id, state, n FROM program_entry_counts WHERE n > 0) c USING (program_id, state) \
+              WHERE e.n IS DISTINCT FROM c.n",
     },
     Check {
         name: "every signup receipt points at an entry",

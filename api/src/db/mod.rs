@@ -56,7 +56,7 @@ const SESSION_OPTIONS: &str =
     "-c lock_timeout=5000 -c statement_timeout=15000 -c idle_in_transaction_session_timeout=30000 -c TimeZone=UTC";
 
 /// How many times a transaction is run in all when its error asks for a retry.
-const MAX_ATTEMPTS: u32 = 5;
+pub const MAX_ATTEMPTS: u32 = 5;
 
 pub fn pool(database_url: &str, size: usize) -> anyhow::Result<Pool> {
     let mut config: tokio_postgres::Config = database_url.parse()?;

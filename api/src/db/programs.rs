@@ -87,7 +87,8 @@ pub fn questions_of(value: serde_json::Value) -> Vec<Question> {
 }
 
 /// The programs of a workspace (or the one program `only`) with their summaries, oldest
-/// first, in one statement; counts are taken at `now`, the transaction's clock.
+/// first, in one statement; counts are taken at `now`, the transaction's clock (the entries per
+/// state come from V101's `program_entry_counts`, kept by the writers: no scan of the queue).
 pub async fn with_summaries(
     tx: &Transaction<'_>,
     workspace_id: Uuid,
@@ -107,10 +108,11 @@ pub async fn with_summaries(
            cs.organization_role, s.entries, n.questions \
          FROM programs p LEFT JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
          LEFT JOIN program_clerk_sync cs ON cs.program_id = p.id \
-         CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE state = 'waiting') AS waiting, \
-              count(*) FILTER (WHERE state = 'selected') AS selected, \
-              count(*) FILTER (WHERE state = 'active') AS active, count(*) AS entries \
-              FROM entries WHERE program_id = p.id) s \
+         CROSS JOIN LATERAL (SELECT coalesce(sum(n) FILTER (WHERE state = 'waiting'), 0)::bigint AS waiting, \
+              coalesce(sum(n) FILTER (WHERE state = 'selected'), 0)::bigint AS selected, \
+              coalesce(sum(n) FILTER (WHERE state = 'active'), 0)::bigint AS active, \
+              coalesce(sum(n), 0)::bigint AS entries \
+              FROM program_entry_counts WHERE program_id = p.id) s \
          CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE delivery_recorded_at IS NULL) AS not_sent, \
               count(*) FILTER (WHERE expires_at <= $3::timestamptz + interval '{soon} hours') AS expiring_soon \
               FROM invitations WHERE program_id = p.id AND state = 'issued' AND expires_at > $3) o \
@@ -281,6 +283,10 @@ pub async fn intake_hours(client: &impl GenericClient, program_id: Uuid) -> Resu
 /// The program's entries of the last 48 UTC hours per source (`?ref=`) and hour:
 /// `(source, bucket_start, count)`, ordered by source then hour. Counted from the entries
 /// themselves (the hour counters do not know sources), so removed entries are not in it.
+/// The window's start is read from `statement_timestamp()` (stable within the statement),
+/// so it is an index condition on `(program_id, created_at)` and the read touches the
+/// window's entries only; `clock_timestamp()` (volatile) made it a filter over the whole
+/// program (94 ms against 10 ms at 100 000 entries, issue 28).
 pub async fn intake_sources(
     client: &impl GenericClient,
     program_id: Uuid,
@@ -290,7 +296,7 @@ pub async fn intake_sources(
             "SELECT source_ref, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, \
                     count(*) \
              FROM entries WHERE program_id = $1 \
-             AND created_at > date_trunc('hour', clock_timestamp() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' \
+             AND created_at > date_trunc('hour', statement_timestamp() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' \
                               - interval '48 hours' \
              GROUP BY 1, 2 ORDER BY 1 NULLS LAST, 2",
         )
@@ -298,10 +304,12 @@ pub async fn intake_sources(
     Ok(client.query(&stmt, &[&program_id]).await?.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
 }
 
-/// Entries per state (states without entries are absent).
+/// Entries per state (states without entries are absent), from the counts the writing
+/// transactions keep (V101's `program_entry_counts`): one row per state, whatever the
+/// program's size.
 pub async fn state_counts(client: &impl GenericClient, program_id: Uuid) -> Result<Vec<(EntryState, i64)>> {
     let stmt =
-        client.prepare_cached("SELECT state, count(*) FROM entries WHERE program_id = $1 GROUP BY state").await?;
+        client.prepare_cached("SELECT state, n FROM program_entry_counts WHERE program_id = $1 AND n > 0").await?;
     Ok(client
         .query(&stmt, &[&program_id])
         .await?

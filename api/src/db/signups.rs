@@ -1,18 +1,19 @@
 //! The applicant's side of `entries`: the SQL of public admission (SPEC §6.2; the order
-//! of its decisions is `usecases::admission`'s, and the `admit_signup` function of
-//! migration V61 takes them in that order) and the signed-in applicant's own entries
-//! (§6.3).
+//! of its decisions is `usecases::admission`'s, and the `admit_signups` function of
+//! migration V100 takes them in that order, as V61's `admit_signup` did for one) and the
+//! signed-in applicant's own entries (§6.3).
 //!
-//! What the database does on its own here: [`admit`] calls the PL/pgSQL `admit_signup`
-//! (V61), which *is* the signup policy — it locks, decides and writes the entry, its
-//! counters, receipt and `signup` event, whose triggers chain it and enqueue its webhooks
-//! (migrations/README.md maps every trigger and function).
+//! What the database does on its own here: [`admit_batch`] calls the PL/pgSQL
+//! `admit_signups` (V100), which *is* the signup policy — for a batch of attempts on one
+//! program (`crate::group` forms them), in arrival order, it locks, decides and writes the
+//! entries, their counters, receipts and `signup` events, chains the events and enqueues
+//! their webhooks (migrations/README.md maps every trigger and function).
 //!
-//! Round trips: the admission transaction is one — BEGIN, `admit_signup(…)` and COMMIT
+//! Round trips: the admission transaction is one — BEGIN, `admit_signups(…)` and COMMIT
 //! go out as one pipeline (with its statement prepared, tokio-postgres writes a request
 //! when its future is first polled, and `join!` polls in argument order), and the
 //! function takes the locks, reads fresh after them, decides and writes inside the
-//! server. So the program lock is held for the admission's own work and the commit's
+//! server. So the program lock is held for the batch's own work and the commit's one
 //! flush, never for a client's turnaround. No `count(*)` under the lock: the queue is
 //! `programs.queue_count`, the hour is one `intake_hours` row.
 
@@ -82,35 +83,49 @@ pub async fn locate(client: &impl GenericClient, slug: &str) -> Result<Option<Ta
 }
 
 /// One admission attempt, with everything the server computed before the transaction.
-#[derive(Debug, Clone)]
-pub struct Attempt<'a> {
-    pub target: Target,
+/// Owned, so it can wait for its batch (`crate::group`) apart from its request. `Debug`
+/// is hand-written: the address and its mailbox never reach a log.
+#[derive(Clone)]
+pub struct Attempt {
     pub request_key: Uuid,
-    pub email: &'a str,
+    pub email: String,
     pub notice_version: i32,
     pub permission: bool,
     /// The receipt binding (an HMAC; never a plain email digest).
-    pub binding: &'a [u8],
-    pub source_ref: Option<&'a str>,
+    pub binding: Vec<u8>,
+    pub source_ref: Option<String>,
     pub disposable_domain: bool,
     /// The provider's canonical mailbox (`crate::screening::aliases`), if it has rules.
-    pub mailbox_key: Option<&'a str>,
+    pub mailbox_key: Option<String>,
     /// The verified proof of work's signature and expiry (`crate::pow`), to be recorded
     /// as spent (V42's `pow_spent`); `None` when the program asks for none.
-    pub pow: Option<(&'a [u8], Option<DateTime<Utc>>)>,
+    pub pow: Option<(Vec<u8>, Option<DateTime<Utc>>)>,
     /// The checked answers (`{}` for none) and whether the address is one the signed-in
     /// applicant's account has verified: stored beside a new entry by
     /// [`RECORD_ANSWERS`], in the same transaction.
-    pub answers: &'a serde_json::Value,
+    pub answers: serde_json::Value,
     pub verified: bool,
 }
 
-/// What `admit_signup` decided, in the contract's order of decisions.
+impl std::fmt::Debug for Attempt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Attempt")
+            .field("request_key", &self.request_key)
+            .field("email", &"<redacted>")
+            .field("notice_version", &self.notice_version)
+            .field("permission", &self.permission)
+            .field("source_ref", &self.source_ref)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What `admit_signups` decided for one attempt, in the contract's order of decisions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decided {
     /// No program of that workspace (it went away after the slug was read).
     NotFound,
-    /// The key was committed before: its stored binding, for the caller to compare.
+    /// The key was committed before (or by an earlier attempt of the same batch): its
+    /// stored binding, for the caller to compare.
     Receipt(Vec<u8>),
     /// The proof of work was used before.
     ChallengeFailed,
@@ -125,8 +140,8 @@ pub enum Decided {
     Admitted,
 }
 
-const ADMIT: &str =
-    "SELECT outcome, stored_binding FROM admit_signup($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+const ADMIT: &str = "SELECT ord, outcome, stored_binding \
+     FROM admit_signups($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ORDER BY ord";
 
 /// The admission's hook for what the applicant said (V130's `record_signup_answers`):
 /// after the admission's writes, in its transaction, it stores the answers and the
@@ -137,65 +152,110 @@ pub const RECORD_ANSWERS: &str = "SELECT record_signup_answers($1, $2, $3, $4)";
 
 /// Whether an attempt has anything for [`RECORD_ANSWERS`] to store; without, the
 /// statement is not sent at all.
-fn records_answers(a: &Attempt<'_>) -> bool {
+fn records_answers(a: &Attempt) -> bool {
     a.verified || a.answers.as_object().is_some_and(|o| !o.is_empty())
 }
 
-/// Runs the admission as one READ COMMITTED transaction in one round trip (see the
-/// module doc); with answers or a verified address, [`RECORD_ANSWERS`] goes in the same
-/// pipeline, between the admission and COMMIT. A failure of the call turns the pipelined COMMIT into a rollback and is
-/// returned: a deadlock, or a counter guard that missed, is `DbError::Retry`; another
-/// writer's unique key is `DbError::Unique`.
-pub async fn admit(client: &Client, a: &Attempt<'_>) -> Result<Decided> {
+/// Admits a batch of attempts for one program (arrival order) as one READ COMMITTED
+/// transaction (see the module doc): one decision per attempt, in the same order. Without
+/// answers to store, BEGIN, the call and COMMIT are one pipeline (one round trip); when an
+/// attempt of the batch has answers or a verified address, COMMIT waits for the decisions,
+/// and [`RECORD_ANSWERS`] goes out for each *admitted* one of them (pipelined) before it, so
+/// a replay or a known address in the same batch never stores answers. A failure rolls
+/// the whole batch back and is returned: a deadlock, or a counter guard that missed, is
+/// `DbError::Retry`; another writer's unique key is `DbError::Unique`.
+pub async fn admit_batch(client: &Client, target: Target, attempts: &[Attempt]) -> Result<Vec<Decided>> {
     let stmt = client.prepare_cached(ADMIT).await?;
-    let (pow_signature, pow_expires_at) = (a.pow.map(|(s, _)| s), a.pow.and_then(|(_, e)| e));
+    let keys: Vec<Uuid> = attempts.iter().map(|a| a.request_key).collect();
+    let emails: Vec<&str> = attempts.iter().map(|a| a.email.as_str()).collect();
+    let versions: Vec<i32> = attempts.iter().map(|a| a.notice_version).collect();
+    let permissions: Vec<bool> = attempts.iter().map(|a| a.permission).collect();
+    let bindings: Vec<&[u8]> = attempts.iter().map(|a| a.binding.as_slice()).collect();
+    let sources: Vec<Option<&str>> = attempts.iter().map(|a| a.source_ref.as_deref()).collect();
+    let disposable: Vec<bool> = attempts.iter().map(|a| a.disposable_domain).collect();
+    let mailboxes: Vec<Option<&str>> = attempts.iter().map(|a| a.mailbox_key.as_deref()).collect();
+    let signatures: Vec<Option<&[u8]>> = attempts.iter().map(|a| a.pow.as_ref().map(|(s, _)| s.as_slice())).collect();
+    let expiries: Vec<Option<DateTime<Utc>>> = attempts.iter().map(|a| a.pow.as_ref().and_then(|(_, e)| *e)).collect();
     let params: [&(dyn ToSql + Sync); 12] = [
-        &a.target.workspace_id,
-        &a.target.program_id,
-        &a.request_key,
-        &a.email,
-        &a.notice_version,
-        &a.permission,
-        &a.binding,
-        &a.source_ref,
-        &a.disposable_domain,
-        &a.mailbox_key,
-        &pow_signature,
-        &pow_expires_at,
+        &target.workspace_id,
+        &target.program_id,
+        &keys,
+        &emails,
+        &versions,
+        &permissions,
+        &bindings,
+        &sources,
+        &disposable,
+        &mailboxes,
+        &signatures,
+        &expiries,
     ];
-    let record = match records_answers(a) {
-        true => Some(client.prepare_cached(RECORD_ANSWERS).await?),
-        false => None,
-    };
-    let record_params: [&(dyn ToSql + Sync); 4] = [&a.target.program_id, &a.request_key, &a.answers, &a.verified];
-    let recorded = async {
-        match &record {
-            Some(stmt) => client.execute(stmt, &record_params).await.map(|_| ()),
-            None => Ok(()),
-        }
-    };
-    let (begin, row, recorded, commit) = futures_util::join!(
+    if !attempts.iter().any(records_answers) {
+        let (begin, rows, commit) = futures_util::join!(
+            client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
+            client.query(&stmt, &params),
+            client.batch_execute("COMMIT"),
+        );
+        begin?;
+        let rows = rows?;
+        commit?;
+        return decisions(&rows, attempts.len());
+    }
+    let record = client.prepare_cached(RECORD_ANSWERS).await?;
+    let (begin, rows) = futures_util::join!(
         client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
-        client.query_one(&stmt, &params),
-        recorded,
-        client.batch_execute("COMMIT"),
+        client.query(&stmt, &params),
     );
-    begin?;
-    let row = row?;
-    recorded?;
-    commit?;
-    Ok(match row.get::<_, &str>(0) {
-        "not_found" => Decided::NotFound,
-        "receipt" => Decided::Receipt(row.get(1)),
-        "challenge_failed" => Decided::ChallengeFailed,
-        "closed" => Decided::Closed,
-        "notice_outdated" => Decided::NoticeOutdated,
-        "permission_required" => Decided::PermissionRequired,
-        "capped" => Decided::Capped,
-        "duplicate" => Decided::Duplicate,
-        "admitted" => Decided::Admitted,
-        other => return Err(super::DbError::Other(format!("admit_signup answered {other:?}"))),
-    })
+    let decided = async {
+        begin?;
+        let decided = decisions(&rows?, attempts.len())?;
+        let stores = attempts.iter().zip(&decided).filter(|(a, d)| **d == Decided::Admitted && records_answers(a));
+        let results = futures_util::future::join_all(stores.map(|(a, _)| {
+            let (program, key, answers, verified) = (&target.program_id, &a.request_key, &a.answers, &a.verified);
+            let record = &record;
+            async move { client.execute(record, &[program, key, answers, verified]).await }
+        }))
+        .await;
+        for result in results {
+            result?;
+        }
+        Ok::<_, super::DbError>(decided)
+    }
+    .await;
+    match decided {
+        Ok(decided) => {
+            client.batch_execute("COMMIT").await?;
+            Ok(decided)
+        }
+        Err(e) => {
+            // The transaction failed or never began; end it either way (a no-op outside one).
+            let _ = client.batch_execute("ROLLBACK").await;
+            Err(e)
+        }
+    }
+}
+
+/// The rows `admit_signups` answered, as decisions in the batch's order.
+fn decisions(rows: &[tokio_postgres::Row], expected: usize) -> Result<Vec<Decided>> {
+    if rows.len() != expected {
+        return Err(super::DbError::Other(format!("admit_signups answered {} of {expected}", rows.len())));
+    }
+    rows.iter()
+        .map(|row| {
+            Ok(match row.get::<_, &str>(1) {
+                "not_found" => Decided::NotFound,
+                "receipt" => Decided::Receipt(row.get(2)),
+                "challenge_failed" => Decided::ChallengeFailed,
+                "closed" => Decided::Closed,
+                "notice_outdated" => Decided::NoticeOutdated,
+                "permission_required" => Decided::PermissionRequired,
+                "capped" => Decided::Capped,
+                "duplicate" => Decided::Duplicate,
+                "admitted" => Decided::Admitted,
+                other => return Err(super::DbError::Other(format!("admit_signups answered {other:?}"))),
+            })
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- own entries (§6.3)

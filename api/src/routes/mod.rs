@@ -5,6 +5,7 @@
 //! the same registration. Plus health, metrics and the SPA shell. One audience's routes
 //! never call another's handlers.
 
+mod form_page;
 pub mod health;
 mod hooks;
 mod input;

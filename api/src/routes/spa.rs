@@ -11,6 +11,7 @@
 
 use crate::assets::{Assets, Coding};
 use crate::http::security_headers::FrameAncestors;
+use crate::routes::{form_page, views};
 use crate::state::AppState;
 use crate::usecases::public;
 use actix_web::http::header::{self, HeaderMap, HeaderValue};
@@ -19,32 +20,34 @@ use shared::Slug;
 use std::borrow::Cow;
 
 /// Client routes of the SPA (SPEC §8) and the shell of the bundle that holds each page
-/// (`web/Cargo.toml`: the public pages, the owner's review, a program's settings, the
-/// workspace's pages), matched in this order. The SPA's route table (`web/src/app.rs`) makes
-/// the same split; a page of another bundle reloads (`web/src/routes/elsewhere.rs`) and gets
-/// its own shell here. A build of the whole app in one bundle has only [`SHELL`], which
+/// (`web/Cargo.toml`: the public pages alone, and the console with every page), matched in
+/// this order. The SPA's route table (`web/src/app.rs`) makes the same split; an owner page
+/// reached from the public bundle reloads (`web/src/routes/elsewhere.rs`) and gets the
+/// console's shell here. A build of the whole app in one bundle has only [`SHELL`], which
 /// then answers every route.
 const SHELL_ROUTES: &[(&str, &str)] = &[
     ("/", SHELL),
     ("/sign-in", SHELL),
     ("/me", SHELL),
     ("/redeem", SHELL),
-    ("/waitlist/{slug}", SHELL),
     ("/waitlist/{slug}/draws", SHELL),
-    ("/early-access/{slug}", SHELL),
-    ("/owner", "review.html"),
-    ("/owner/programs/{id}/queue", "review.html"),
-    ("/owner/programs/{id}/entries/{entry}", "review.html"),
-    ("/owner/workspaces/{tail:.*}", "workspace.html"),
-    ("/owner/programs/{id}/content", "content.html"),
-    ("/owner/{tail:.*}", "program.html"),
+    // The content renderer (Markdown) would take the public bundle over its budget: a
+    // recipient reading early access loads the whole app, an applicant never does.
+    ("/early-access/{slug}", CONSOLE),
+    ("/owner", CONSOLE),
+    ("/owner/{tail:.*}", CONSOLE),
 ];
+
+/// The signup form: the shell written for the program (`routes::form_page`).
+const FORM_ROUTE: &str = "/waitlist/{slug}";
 
 /// The embeddable signup form (issue 15): the same shell, framable by the program's
 /// allowed origins ([`FrameAncestors`]).
 const EMBED_ROUTE: &str = "/embed/waitlist/{slug}";
 
 const SHELL: &str = "index.html";
+/// The console's shell: every page, the owner's among them (`scripts/build-web`).
+const CONSOLE: &str = "console.html";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 const REVALIDATE: &str = "no-cache";
 
@@ -56,6 +59,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, static_dir: Option<&str>) {
             get_or_head().to(move |req: HttpRequest, assets: web::Data<Assets>| shell_of(req, assets, name)),
         );
     }
+    cfg.route(FORM_ROUTE, get_or_head().to(form_shell));
     cfg.route(EMBED_ROUTE, get_or_head().to(embed_shell));
     cfg.route("/{file:.*}", get_or_head().to(file));
 }
@@ -86,20 +90,58 @@ fn not_built() -> HttpResponse {
         .body("The web app was not built into this server (run scripts/build-web, then rebuild).")
 }
 
+/// The shell for `/waitlist/{slug}`, written for the program when it is public
+/// (`routes::form_page`); the plain shell otherwise.
+async fn form_shell(req: HttpRequest, assets: web::Data<Assets>, state: web::Data<AppState>) -> HttpResponse {
+    let slug = req.match_info().get("slug").and_then(|s| Slug::parse(s).ok());
+    match form_page(&req, &assets, &state, slug.as_ref(), form_page::Mode::Page).await {
+        Some(response) => response,
+        None => shell(req, assets).await,
+    }
+}
+
 /// The shell for `/embed/waitlist/{slug}`, carrying the program's allowed framing
 /// origins for the security headers. Anything that is not a public program with origins
 /// (or a database failure) gets none (`usecases::public::embed_origins`): the page is
 /// then not framable at all.
 async fn embed_shell(req: HttpRequest, assets: web::Data<Assets>, state: web::Data<AppState>) -> HttpResponse {
-    let origins = match req.match_info().get("slug").and_then(|s| Slug::parse(s).ok()) {
-        Some(slug) => public::embed_origins(&state.pool, &slug).await,
+    let slug = req.match_info().get("slug").and_then(|s| Slug::parse(s).ok());
+    let origins = match &slug {
+        Some(slug) => public::embed_origins(&state.pool, slug).await,
         None => Vec::new(),
     };
-    let mut response = shell(req, assets).await;
+    let mode = form_page::Mode::embed_from_query(req.query_string());
+    let mut response = match form_page(&req, &assets, &state, slug.as_ref(), mode).await {
+        Some(response) => response,
+        None => shell(req, assets).await,
+    };
     if !origins.is_empty() {
         response.extensions_mut().insert(FrameAncestors(origins));
     }
     response
+}
+
+/// The form's page for a public program, written by the server (`routes::form_page`);
+/// `None` (the plain shell then) for anything else, a database failure included. Not
+/// cached: it changes with the program (`no-cache`, no validator).
+async fn form_page(
+    req: &HttpRequest,
+    assets: &Assets,
+    state: &AppState,
+    slug: Option<&Slug>,
+    mode: form_page::Mode,
+) -> Option<HttpResponse> {
+    let slug = slug?;
+    let program = public::program(&state.pool, slug).await.ok()?;
+    let program = views::public_program(slug, program);
+    let shell = assets.get(SHELL, Coding::Identity).await?;
+    let shell = std::str::from_utf8(&shell.bytes).ok()?;
+    let page = form_page::write(shell, &program, mode);
+    let mut response = HttpResponse::Ok();
+    response
+        .insert_header((header::CACHE_CONTROL, REVALIDATE))
+        .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"));
+    Some(if req.method() == actix_web::http::Method::HEAD { response.finish() } else { response.body(page) })
 }
 
 async fn file(req: HttpRequest, assets: web::Data<Assets>) -> HttpResponse {

@@ -23,6 +23,21 @@ pub fn notice(n: &NoticeRow) -> api::Notice {
     }
 }
 
+/// A public program as its signup form shows it (the API's answer and the data the
+/// server writes into the form's page, `routes::form_page`).
+pub fn public_program(slug: &shared::Slug, p: crate::usecases::public::PublicRow) -> api::PublicProgram {
+    api::PublicProgram {
+        slug: slug.to_string(),
+        title: p.title,
+        description: p.description,
+        signup_open: p.signup_open,
+        notice: notice(&p.notice),
+        proof_of_work: p.pow_level,
+        embed_origins: p.embed_origins,
+        join_with: p.join_with,
+    }
+}
+
 pub fn program((p, summary): &ProgramView) -> api::Program {
     api::Program {
         id: p.id,

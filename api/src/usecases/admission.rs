@@ -8,12 +8,14 @@
 //! replayed key — is the same answer, and every cap the same refusal, so no answer tells
 //! whether an email is on a list.
 //!
-//! Where it runs: the decisions are taken inside PostgreSQL, by the `admit_signup`
-//! function of migration V61, in exactly this order, in one round trip under the locks
-//! (`db::signups::admit`); the server compares a replayed key's binding in constant
-//! time and turns the outcome into the answer. The `signup` event is a plain insert into
-//! `audit_events`, so the table's triggers (the audit chain, the outbox) see it as they
-//! see every other writer's.
+//! Where it runs: the decisions are taken inside PostgreSQL, by the `admit_signups`
+//! function of migration V100, in exactly this order, in one round trip under the locks
+//! (`db::signups::admit_batch`), for every signup of the program that arrived at this
+//! instance while the previous batch committed (`crate::group`: a lone signup goes at
+//! once, alone); each request gets its own decision, as if the batch's requests had come
+//! one after another in arrival order. The server compares a replayed key's binding in
+//! constant time and turns the outcome into the answer. The `signup` events are chained
+//! and enqueued as the audit chain and outbox triggers would (V100 says how).
 //!
 //! Flags (`crate::screening`): the disposable-domain check and the provider's mailbox key
 //! are computed before the transaction and passed in; the entry insert stores them and
@@ -29,12 +31,14 @@
 //! hit for the client address (an HMAC of it, never the address) in a one-minute window
 //! shared through PostgreSQL by every API instance. Replays of committed keys are not
 //! counted, so a client retrying after a lost answer always gets its answer. The slug
-//! lookup, the rate-limit hit and the transaction use one pooled connection.
+//! lookup and the rate-limit hit use one pooled connection, given back before the
+//! admission waits for its batch (which takes its own).
 
 use crate::crypto;
 use crate::db::rate_limits::{self, Scope};
 use crate::db::signups::{self, Attempt, Decided};
-use crate::db::{self, DbError, TxError};
+use crate::db::{DbError, TxError};
+use crate::group::Admitter;
 use crate::metrics;
 use crate::pow;
 use crate::screening;
@@ -165,61 +169,79 @@ pub struct Gate<'k> {
     pub meter: &'k super::metering::Meter,
 }
 
-/// Admits one signup to the program `slug` through `gate` (see the module policy).
-pub async fn sign_up(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> Result<Admission, AdmitError> {
-    let outcome = admit(pool, gate, slug, signup).await;
+/// Admits one signup to the program `slug` through `gate` (see the module policy), in
+/// whatever batch `admitter` forms for that program.
+pub async fn sign_up(
+    pool: &Pool,
+    admitter: &Admitter,
+    gate: Gate<'_>,
+    slug: &str,
+    signup: &NewSignup,
+) -> Result<Admission, AdmitError> {
+    let outcome = admit(pool, admitter, gate, slug, signup).await;
     metrics::count("admission", outcome_label(&outcome));
     outcome
 }
 
-async fn admit(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> Result<Admission, AdmitError> {
-    let conn = pool.get().await.map_err(DbError::from)?;
-    let resolved =
-        signups::resolve(&conn, slug, signup.request_key, signup.notice_version).await?.ok_or(AdmitError::NotFound)?;
-    let (target, committed) = (resolved.target, resolved.committed);
-    let answers = checked_answers(&resolved, signup)?;
-    // The receipt lookup comes first: a committed key replays without solving again.
-    let spend = match committed {
-        true => None,
-        false => verify_work(gate.key, slug, signup, resolved.pow_level)?,
-    };
-    let addr = gate.client.map(|ip| ip.to_string()).unwrap_or_default();
-    let subject = rate_limits::subject(gate.key, Scope::SignupAddr, &addr);
-    if committed {
-        // A replay is not counted; it says the same policy and where the address stands.
-        let usage =
-            rate_limits::standing(&conn, Scope::SignupAddr, &subject, RATE_WINDOW_SECS, gate.per_minute).await?;
-        gate.meter.record(&[usage]);
-    } else {
-        let counters = [(Scope::SignupAddr, subject.as_slice(), gate.per_minute)];
-        match rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
-            Ok(counted) => gate.meter.record(&counted.usage),
-            Err(refused) => {
-                gate.meter.record(&refused.usage);
-                return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
+async fn admit(
+    pool: &Pool,
+    admitter: &Admitter,
+    gate: Gate<'_>,
+    slug: &str,
+    signup: &NewSignup,
+) -> Result<Admission, AdmitError> {
+    let (resolved, answers, spend) = {
+        let conn = pool.get().await.map_err(DbError::from)?;
+        let resolved = signups::resolve(&conn, slug, signup.request_key, signup.notice_version)
+            .await?
+            .ok_or(AdmitError::NotFound)?;
+        let committed = resolved.committed;
+        let answers = checked_answers(&resolved, signup)?;
+        // The receipt lookup comes first: a committed key replays without solving again.
+        let spend = match committed {
+            true => None,
+            false => verify_work(gate.key, slug, signup, resolved.pow_level)?,
+        };
+        let addr = gate.client.map(|ip| ip.to_string()).unwrap_or_default();
+        let subject = rate_limits::subject(gate.key, Scope::SignupAddr, &addr);
+        if committed {
+            // A replay is not counted; it says the same policy and where the address stands.
+            let usage =
+                rate_limits::standing(&conn, Scope::SignupAddr, &subject, RATE_WINDOW_SECS, gate.per_minute).await?;
+            gate.meter.record(&[usage]);
+        } else {
+            let counters = [(Scope::SignupAddr, subject.as_slice(), gate.per_minute)];
+            match rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
+                Ok(counted) => gate.meter.record(&counted.usage),
+                Err(refused) => {
+                    gate.meter.record(&refused.usage);
+                    return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
+                }
             }
         }
-    }
+        (resolved, answers, spend)
+    };
+    let target = resolved.target;
     let binding = signup.binding(gate.key, target.program_id, &answers);
     let answers = serde_json::to_value(&answers).expect("answers serialize");
     let screening = screening::screen(&signup.email);
     let attempt = Attempt {
-        target,
         request_key: signup.request_key,
-        email: signup.email.as_str(),
+        email: signup.email.as_str().to_owned(),
         notice_version: signup.notice_version,
         permission: signup.permission,
-        binding: &binding,
-        source_ref: signup.source.as_ref().map(SourceRef::as_str),
+        binding: binding.clone(),
+        source_ref: signup.source.as_ref().map(|s| SourceRef::as_str(s).to_owned()),
         disposable_domain: screening.disposable_domain,
-        mailbox_key: screening.mailbox_key.as_deref(),
+        mailbox_key: screening.mailbox_key,
         // An expiry out of chrono's range falls back to the admission's clock, in SQL.
-        pow: spend.as_ref().map(|s| (s.signature.as_slice(), DateTime::from_timestamp(s.expires_at, 0))),
-        answers: &answers,
+        pow: spend.map(|s| (s.signature.to_vec(), DateTime::from_timestamp(s.expires_at, 0))),
+        answers,
         verified: signup.verified,
     };
-    // The whole admission is one statement (V61's `admit_signup`) in one round trip.
-    db::retrying(async || match signups::admit(&conn, &attempt).await? {
+    // The admission is one statement (V100's `admit_signups`) in one round trip, for the
+    // whole batch; the batch retries a conflict itself.
+    match admitter.admit(target, attempt).await? {
         Decided::NotFound => Err(AdmitError::NotFound),
         Decided::Receipt(stored) => match crypto::same_binding(&stored, &binding) {
             true => Ok(Admission::Replay),
@@ -232,8 +254,7 @@ async fn admit(pool: &Pool, gate: Gate<'_>, slug: &str, signup: &NewSignup) -> R
         Decided::Capped => Err(AdmitError::Capped),
         Decided::Duplicate => Ok(Admission::Duplicate),
         Decided::Admitted => Ok(Admission::Admitted),
-    })
-    .await
+    }
 }
 
 /// What is decided before the transaction about who is asking: a program that asks

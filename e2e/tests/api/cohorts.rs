@@ -276,7 +276,7 @@ async fn a_cohort_use_is_a_grant_created_event_and_its_grant_is_revoked_like_any
     app.signup("cohort-events", "walt@example.com").await;
     let states: Vec<String> = app
         .column(
-            "SELECT payload->'data'->>'state' FROM outbox_events WHERE program_id = $1 AND event_type = 'entry.created' ORDER BY id",
+            "SELECT payload->'data'->>'state' FROM outbox_events WHERE program_id = $1 AND event_type = 'entry.created' ORDER BY audit_event_id",
             &[&program],
         )
         .await;

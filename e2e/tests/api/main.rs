@@ -25,6 +25,7 @@ mod erasure;
 mod export;
 mod faults;
 mod foundation;
+mod group_admission;
 mod history;
 mod http_methods;
 mod invitations;

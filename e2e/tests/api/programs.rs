@@ -254,3 +254,48 @@ async fn stats_show_this_hours_intake_and_every_state() {
     assert_eq!(stats.states[&shared::EntryState::Revoked], 0);
     assert_eq!(stats.states.len(), 7);
 }
+
+/// Issue 28: a program's figures are counts the transitions keep in their own
+/// transaction (V101), not a count of the queue on every read; `vestibule verify` checks
+/// them against the entries.
+#[tokio::test]
+async fn program_figures_are_the_counts_the_transitions_keep_and_verify_checks_them() {
+    let app = TestApp::spawn().await;
+    let (owner, _, program) = app.queue_of("figures", 4).await;
+    let entries = app.queued_entries(program, 4).await;
+    owner.select(program, entries[0]).await;
+    owner.select(program, entries[1]).await;
+    owner.decline(program, entries[1], "not_eligible").await;
+    owner.withdraw(program, entries[2], "applicant_request").await;
+    let kept: Vec<(String, i64)> = app
+        .rows("SELECT state, n FROM program_entry_counts WHERE program_id = $1 AND n > 0 ORDER BY state", &[&program])
+        .await
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let counted: Vec<(String, i64)> = app
+        .rows("SELECT state, count(*) FROM entries WHERE program_id = $1 GROUP BY state ORDER BY state", &[&program])
+        .await
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(kept, counted);
+    let p = owner.program(program).await;
+    assert_eq!((p.counts.entries, p.counts.waiting, p.counts.selected), (4, 1, 1));
+    let stats = owner.stats(program).await;
+    assert_eq!(stats.states[&shared::EntryState::Declined], 1);
+    assert_eq!(stats.states[&shared::EntryState::Withdrawn], 1);
+    let verify = || crate::support::process::vestibule(&app.db_url, &["verify"], &[]);
+    assert!(verify().status.success(), "{}", String::from_utf8_lossy(&verify().stdout));
+
+    // The reads answer the kept counts (no count of the queue): a drifted count shows, and
+    // verify names it.
+    app.exec("UPDATE program_entry_counts SET n = n + 5 WHERE program_id = $1 AND state = 'waiting'", &[&program])
+        .await;
+    assert_eq!(owner.program(program).await.counts.waiting, 6);
+    assert_eq!(owner.stats(program).await.states[&shared::EntryState::Waiting], 6);
+    let out = verify();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{report}");
+    assert!(report.contains("FAIL  each program's entry counts per state equal its entries"), "{report}");
+}

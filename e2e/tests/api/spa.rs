@@ -37,19 +37,20 @@ const ROUTES: &[(&str, &str)] = &[
     ("/", "index.html"),
     ("/waitlist/some-program", "index.html"),
     ("/waitlist/some-program/draws", "index.html"),
-    ("/early-access/some-program", "index.html"),
+    ("/early-access/some-program", "console.html"),
     ("/me", "index.html"),
     ("/redeem", "index.html"),
     ("/sign-in", "index.html"),
-    ("/owner", "review.html"),
-    ("/owner/programs/123/queue", "review.html"),
-    ("/owner/programs/123/entries/456", "review.html"),
-    ("/owner/programs/123", "program.html"),
-    ("/owner/programs/123/notice", "program.html"),
-    ("/owner/programs/123/audit", "program.html"),
-    ("/owner/workspaces/123/owners", "workspace.html"),
-    ("/owner/workspaces/123/integrations", "workspace.html"),
-    ("/owner/programs/123/content", "content.html"),
+    ("/owner", "console.html"),
+    ("/owner/programs/123/queue", "console.html"),
+    ("/owner/programs/123/entries/456", "console.html"),
+    ("/owner/programs/123", "console.html"),
+    ("/owner/programs/123/notice", "console.html"),
+    ("/owner/programs/123/audit", "console.html"),
+    ("/owner/programs/123/draws", "console.html"),
+    ("/owner/workspaces/123/owners", "console.html"),
+    ("/owner/workspaces/123/integrations", "console.html"),
+    ("/owner/programs/123/content", "console.html"),
 ];
 
 #[tokio::test]
@@ -171,4 +172,56 @@ async fn static_dir_overrides_the_built_in_copy() {
     let (r, _) = get(&app, Method::GET, &format!("/{}", built(".wasm")), None).await;
     r.assert(404);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Issue 27 item 2: the form's page is written for the program — its title and description
+/// in the head (title, meta description, Open Graph, Twitter), a first paint of the heading
+/// and pitch, and the program's public answer as a data block — all escaped; the embed takes
+/// the host page's theme; an unknown program gets the plain shell.
+#[tokio::test]
+async fn the_form_page_is_written_for_the_program() {
+    use crate::support::owner::changes;
+    use shared::api::PatchProgramRequest;
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = owner.open_program(ws, "lumen").await;
+    let title = "Lumen <beta> & \"friends\"";
+    let pitch = "</script><script>alert(1)</script> Try it first.";
+    let patch = PatchProgramRequest { title: Some(title.into()), description: Some(pitch.into()), ..changes() };
+    owner.patch_program(program, patch).await;
+
+    let (r, _) = get(&app, Method::GET, "/waitlist/lumen", Some("gzip, br")).await;
+    r.assert(200);
+    assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(r.header("cache-control"), Some("no-cache"));
+    let page = &r.text;
+    let escaped_title = "Lumen &lt;beta&gt; &amp; &quot;friends&quot;";
+    for expected in [
+        format!("<title>{escaped_title}</title>"),
+        format!("<meta property=\"og:title\" content=\"{escaped_title}\">"),
+        format!("<meta name=\"twitter:title\" content=\"{escaped_title}\">"),
+        "<meta name=\"description\" content=\"&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; Try it first.\">"
+            .to_owned(),
+        "<meta name=\"twitter:card\" content=\"summary\">".to_owned(),
+        format!("<main id=\"first-paint\" class=\"wrap\" aria-busy=\"true\"><h1>{escaped_title}</h1><p class=\"lead pitch\">&lt;/script&gt;"),
+        "<script type=\"application/json\" id=\"vestibule-program\">".to_owned(),
+    ] {
+        assert!(page.contains(&expected), "missing {expected}:\n{page}");
+    }
+    // One closing tag per script element: nothing in the data block ends it early.
+    assert_eq!(page.matches("</script>").count(), page.matches("<script").count(), "{page}");
+    assert!(!page.contains("<script>alert"), "{page}");
+    let csp = r.header("content-security-policy").unwrap();
+    assert!(csp.contains("script-src 'self' 'wasm-unsafe-eval'") && !csp.contains("unsafe-inline"), "{csp}");
+
+    let embed = app.get("/embed/waitlist/lumen?theme=dark&hideTitle=1", None).await;
+    embed.assert(200);
+    assert!(embed.text.contains("data-theme=\"dark\""), "{}", embed.text);
+    assert!(embed.text.contains(&format!("<h1 class=\"sr-only\">{escaped_title}</h1>")), "{}", embed.text);
+
+    // Unknown (or unpublished) programs: the plain shell, byte for byte.
+    let shell = std::fs::read(dist().join("index.html")).unwrap();
+    let (r, body) = get(&app, Method::GET, "/waitlist/nobody-here", None).await;
+    r.assert(200);
+    assert_eq!(body, shell);
 }

@@ -102,7 +102,7 @@ async fn clerk_journey(stack: &Stack, b: &Browser) {
 
     // The owner sets it in the form; an admin role is refused before anything is saved.
     sign_in(b, OWNER, &format!("/owner/programs/{program}"), false).await;
-    b.wait_text("On grant, in Clerk").await;
+    b.click_summary("On grant, in Clerk").await;
     b.wait_text("No calls yet.").await;
     b.tick("#clerk-metadata").await;
     b.fill("#clerk-org", &org).await;
@@ -150,7 +150,7 @@ async fn clerk_journey(stack: &Stack, b: &Browser) {
 
     // The owner sees each call, in plain words.
     b.click_button("Refresh").await;
-    for text in ["Add to public metadata", "Check organization membership", "Add to organization", "Succeeded"] {
+    for text in ["Note access on the account", "Check organization membership", "Add to organization", "Succeeded"] {
         b.wait_text(text).await;
     }
     assert!(!b.text().await.contains(&nia.user_id), "no Clerk user id on the page");

@@ -31,12 +31,17 @@ async fn the_form_embeds_on_an_allowed_site_and_is_refused_elsewhere() {
 /// An owner's landing page on `ip` (a loopback address), pasting the snippet; answers
 /// its origin. Every path gets the same page.
 async fn landing_page(ip: &str, vestibule: &str) -> String {
+    landing_page_with(ip, vestibule, "").await
+}
+
+/// [`landing_page`] with more attributes on the snippet (`data-theme`, `data-hide-title`).
+async fn landing_page_with(ip: &str, vestibule: &str, attributes: &str) -> String {
     let listener = TcpListener::bind((ip, 0)).await.expect("a loopback port");
     let origin = format!("http://{ip}:{}", listener.local_addr().unwrap().port());
     let html = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Aurora</title></head><body>\
          <h1>Aurora, a landing page</h1><p>Join below.</p>\
-         <script src=\"{vestibule}/embed.js\" data-program=\"{SLUG}\" data-ref=\"landing\" async></script>\
+         <script src=\"{vestibule}/embed.js\" data-program=\"{SLUG}\" data-ref=\"landing\" {attributes} async></script>\
          <p id=\"after\">Below the form.</p></body></html>"
     );
     tokio::spawn(async move {
@@ -171,6 +176,75 @@ async fn embedded(stack: &Stack, b: &Browser) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embed_belongs_on_the_host_page() {
+    in_browser(|stack, b| Box::pin(on_the_host_page(stack, b))).await;
+}
+
+async fn script(b: &Browser, js: &str) -> Value {
+    b.driver.execute(js, Vec::new()).await.expect("script runs").json().clone()
+}
+
+/// Issue 27 item 3: a dark, title-less embed on a host page: the frame enters the page at
+/// its real height (nothing below it moves afterwards), its background is the host's, its
+/// heading is left to the host page (for screen readers only), and its link out opens in
+/// a new tab.
+async fn on_the_host_page(stack: &Stack, b: &Browser) {
+    let host = landing_page_with("127.0.0.2", &stack.base, "data-theme=\"dark\" data-hide-title").await;
+    let (owner, workspace) = stack.owner(OWNER).await;
+    arrange_program(stack, &owner, workspace, &host).await;
+    b.driver.goto(format!("{host}/")).await.expect("the landing page");
+    b.wait_text("Aurora, a landing page").await;
+    let placed = "const f = document.querySelector('iframe[data-vestibule-embed]'); \
+                  return f && getComputedStyle(f).visibility === 'visible' && getComputedStyle(f).position === 'static' \
+                  ? [f.getBoundingClientRect().height, document.getElementById('after').getBoundingClientRect().top] : null";
+    let mut at_placing = Value::Null;
+    for _ in 0..1000 {
+        at_placing = script(b, placed).await;
+        if !at_placing.is_null() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!at_placing.is_null(), "the frame never took its place");
+    let height = at_placing[0].as_f64().unwrap();
+    assert!(
+        height > 200.0 && (height - 512.0).abs() > 1.0,
+        "placed at its reported height, not the loader's guess: {height}"
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        script(b, placed).await,
+        at_placing,
+        "the frame or the text below it moved after the frame took its place"
+    );
+
+    b.driver.enter_frame(0).await.expect("into the frame");
+    b.wait_text(PURPOSE).await;
+    assert_eq!(script(b, "return document.documentElement.dataset.theme").await, "dark");
+    let backgrounds = "return [getComputedStyle(document.documentElement).backgroundColor, getComputedStyle(document.body).backgroundColor]";
+    assert_eq!(
+        script(b, backgrounds).await,
+        json!(["rgba(0, 0, 0, 0)", "rgba(0, 0, 0, 0)"]),
+        "the host page shows through"
+    );
+    let heading = b.element("h1").await;
+    assert_eq!(heading.class_name().await.unwrap().as_deref(), Some("sr-only"), "the heading is hidden from sight");
+    assert!(heading.rect().await.unwrap().width <= 1.0, "the heading takes no room");
+    b.fill("#signup-email", APPLICANT).await;
+    b.tick("#signup-permission").await;
+    b.click_button("Join the waitlist").await;
+    b.wait_text("your request was received").await;
+    let place = b.element("a[href='/me']").await;
+    assert_eq!(
+        place.attr("target").await.unwrap().as_deref(),
+        Some("_blank"),
+        "a link out of the frame opens a new tab"
+    );
+    assert_eq!(place.attr("rel").await.unwrap().as_deref(), Some("noopener"));
+    b.driver.enter_default_frame().await.expect("back to the landing page");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_waitlist_form_solves_its_proof_of_work_in_the_browser() {
     in_browser(|stack, b| Box::pin(proof_of_work(stack, b))).await;
 }
@@ -255,6 +329,7 @@ async fn owner_side(stack: &Stack, b: &Browser) {
 
     // The program page: the allowed sites, the snippet to paste, the bot protection.
     crate::flows::sign_in(b, OWNER, &format!("/owner/programs/{program}"), false).await;
+    b.click_summary("Embedding and bot protection").await;
     b.wait_text("Embed on your site").await;
     b.wait_text("Bot protection").await;
     b.fill("#embed-origins", "https://www.example.com\nhttps://shop.example.com").await;

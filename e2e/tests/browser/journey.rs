@@ -220,6 +220,7 @@ async fn journey(stack: &Stack, b: &Browser) {
 async fn setup_checklist(stack: &Stack, b: &Browser) {
     b.open("/owner").await;
     b.wait_text("Getting started").await;
+    b.wait_text("Give it a title — ").await; // issue 27: the checklist asks for a title
     for step in ["Publish the notice", "Write the content"] {
         b.wait_text(&format!("✓ {step} — done")).await;
     }

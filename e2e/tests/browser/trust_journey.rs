@@ -12,6 +12,7 @@ use reqwest::Method;
 use serde_json::json;
 use shared::draws::{AnyDrawRecord, BeaconDrawRecord, DrawState};
 use shared::trust::{AuditCheckpoint, PersonalDataExport};
+use thirtyfour::By;
 use uuid::Uuid;
 
 use crate::browser::Browser;
@@ -55,6 +56,12 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.click_button("Run draw").await;
     b.click_button("Run it").await;
     b.wait_text("on the round's randomness").await;
+    // Issue 27: the outcome and the way on, and the opening's news gone.
+    b.wait_text("1 winner selected").await;
+    let issue =
+        b.driver.find(By::XPath("//a[normalize-space(.)='Issue codes to the winners']")).await.expect("the way on");
+    assert_eq!(issue.attr("href").await.unwrap(), Some(format!("/owner/programs/{program}/queue?state=selected")));
+    assert!(!b.text().await.contains("Draw opened"), "the opening's banner went with the run");
     b.click_button("Download record").await;
     let draw_file = until_file(b, "draw-").await;
     let record: BeaconDrawRecord = serde_json::from_str(&draw_file).expect("a draw record");
@@ -101,11 +108,11 @@ async fn journey(stack: &Stack, b: &Browser) {
     // An applicant sees their ticket and whether it was drawn.
     let ada = APPLICANTS[0];
     sign_in(b, ada, "/me", false).await;
-    b.wait_text("Your ticket").await;
-    let ticket = b.element(".tickets code.hash").await.text().await.unwrap();
+    b.wait_text("your ticket").await;
+    let ticket = b.element(".tickets code.hash").await.prop("textContent").await.unwrap().unwrap_or_default();
     let outcome = if record.drawn.contains(&ticket) { "Drawn" } else { "Not drawn" };
     assert!(record.tickets.contains(&ticket), "{ticket} is one of the draw's tickets");
-    b.wait_text(&format!(": {outcome}")).await;
+    b.wait_text(&format!("{outcome} · your ticket {}…", &ticket[..8])).await;
     b.check_page("me-ticket").await;
 
     // Their data, and nobody else's.

@@ -49,21 +49,23 @@ pub fn ClerkSyncForm(
         <section class="card">
             <h2>"On grant, in Clerk"</h2>
             <form class="form" method="post" novalidate on:submit=save>
-                <p class="muted small">"When someone is granted access, Vestibule can mark it in Clerk, where your product already looks: in the user's public metadata (vestibule.programs."{p.slug.clone()}" in the session claims) and as a member of an organization. Revoking or withdrawing takes both back. A membership the user already had is never removed."</p>
+                <p class="muted small">"When someone is granted access, Vestibule can mark it on their Clerk account, where your product already looks: as a note on the account your app can read, and as membership of one of your organizations. Revoking or withdrawing takes both back. A membership the user already had is never removed."</p>
                 <div class="check">
                     <input id="clerk-metadata" type="checkbox" prop:checked=move || metadata.get() on:change=move |ev| metadata.set(event_target_checked(&ev))/>
-                    <label for="clerk-metadata">"Put the program into the user's public metadata"</label>
+                    <label for="clerk-metadata">"Note the access on the user's Clerk account"</label>
                 </div>
+                <p class="muted small" id="clerk-metadata-help">{format!("Your app then finds it in the session as vestibule.programs.{} (Clerk's public metadata).", p.slug)}</p>
                 <div class="fields">
                     <div>
                         <label for="clerk-org">"Organization id (optional)"</label>
-                        <input id="clerk-org" class="mono" spellcheck="false" placeholder="org_…" prop:value=move || org.get() on:input=move |ev| org.set(event_target_value(&ev))/>
+                        <input id="clerk-org" type="text" class="mono" spellcheck="false" placeholder="org_…" prop:value=move || org.get() on:input=move |ev| org.set(event_target_value(&ev))/>
                     </div>
                     <div>
-                        <label for="clerk-role">"Role"</label>
-                        <input id="clerk-role" class="mono" spellcheck="false" prop:value=move || role.get() on:input=move |ev| role.set(event_target_value(&ev))/>
+                        <label for="clerk-role">"Role in the organization"</label>
+                        <input id="clerk-role" type="text" class="mono" spellcheck="false" aria-describedby="clerk-role-help" prop:value=move || role.get() on:input=move |ev| role.set(event_target_value(&ev))/>
                     </div>
                 </div>
+                <p class="muted small" id="clerk-role-help">"Members get this role; the usual one is member, written as Clerk's key (org:member)."</p>
                 {move || problem.get().map(|m| view! { <div class="alert alert-error" role="alert">{m}</div> })}
                 <p class="muted small">"Applies to grants from now on; grants already mirrored keep the setting they were mirrored with until they end."</p>
                 <button type="submit" disabled=move || pending.get()>"Save Clerk setting"</button>

@@ -1,11 +1,13 @@
 //! The site header: the name, the main links, who is signed in ("Signed in as …") and the
-//! sign-in / sign-out control. The owner console is offered only to a signed-in owner;
-//! visitors and applicants see the public links.
+//! sign-in / sign-out control, by section (issue 27): the owner's console has the console's
+//! links and none of an applicant's; a signup form (`/waitlist/{slug}`) is the owner's
+//! page and has no header at all (the footer names Vestibule); the other public pages have
+//! the public links, and the owner console for a signed-in owner.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
-use leptos_router::hooks::use_navigate;
+use leptos_router::hooks::{use_location, use_navigate};
 
 use crate::auth::{self, use_session, Status};
 
@@ -35,17 +37,57 @@ pub fn Header() -> impl IntoView {
         (session.status.get() == Status::SignedIn && session.owner.get() == Some(true))
             .then(|| view! { <li><A href="/owner">"Owner console"</A></li> })
     };
-    view! {
-        <header class="site-header">
-            <nav aria-label="Main" class="wrap">
-                <A href="/" exact=true attr:class="brand">"Vestibule"</A>
-                <span class="session">{control}</span>
-                <ul>
-                    <li><A href="/me">"My waitlists"</A></li>
-                    <li><A href="/redeem">"Redeem a code"</A></li>
-                    {owner}
-                </ul>
-            </nav>
-        </header>
+    let location = use_location();
+    let section = Memo::new(move |_| Section::of(&location.pathname.get()));
+    move || {
+        match section.get() {
+        Section::Form => ().into_any(),
+        Section::Console => view! {
+            <header class="site-header console">
+                <nav aria-label="Main" class="wrap">
+                    <A href="/owner" exact=true attr:class="brand">"Vestibule " <span class="brand-sub">"console"</span></A>
+                    <span class="session">{control.clone()}</span>
+                    <ul>
+                        <li><A href="/owner" exact=true>"Programs"</A></li>
+                    </ul>
+                </nav>
+            </header>
+        }
+        .into_any(),
+        Section::Public => view! {
+            <header class="site-header">
+                <nav aria-label="Main" class="wrap">
+                    <A href="/" exact=true attr:class="brand">"Vestibule"</A>
+                    <span class="session">{control.clone()}</span>
+                    <ul>
+                        <li><A href="/me">"My waitlists"</A></li>
+                        <li><A href="/redeem">"Redeem a code"</A></li>
+                        {owner}
+                    </ul>
+                </nav>
+            </header>
+        }
+        .into_any(),
+    }
+    }
+}
+
+/// Which header a path gets.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    /// A program's signup form: the owner's page, no header.
+    Form,
+    Console,
+    Public,
+}
+
+impl Section {
+    fn of(path: &str) -> Section {
+        let parts: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+        match parts.as_slice() {
+            ["waitlist", _] => Section::Form,
+            ["owner", ..] => Section::Console,
+            _ => Section::Public,
+        }
     }
 }

@@ -15,6 +15,9 @@ pub fn NoticeView(
     #[prop(optional)]
     published: Option<(i32, String)>,
     #[prop(default = "Notice")] heading: &'static str,
+    /// The purpose is shown just above (the public form's compact notice): not twice.
+    #[prop(optional)]
+    purpose_above: bool,
 ) -> impl IntoView {
     let meta = published.map(|(version, at)| {
         view! { <p class="muted small">{format!("Version {version}, published {}", time(&at))}</p> }
@@ -23,8 +26,10 @@ pub fn NoticeView(
         <section class="notice" aria-label=heading>
             <h2>{heading}</h2>
             {meta}
-            <h3>"Purpose"</h3>
-            <p class="exact">{move || purpose.get()}</p>
+            {(!purpose_above).then(|| view! {
+                <h3>"Purpose"</h3>
+                <p class="exact">{move || purpose.get()}</p>
+            })}
             <h3>"Contact"</h3>
             <p class="exact">{move || contact_text.get()}</p>
             <h3>"How long your address is kept"</h3>

@@ -30,9 +30,17 @@ impl Solution {
     }
 }
 
-/// Starts a worker on `slug`'s challenge; `into` turns `Ready` with the payload.
+/// Starts a worker on `slug`'s challenge; `into` turns `Ready` with the payload. The
+/// first call on a form's page takes over the work `web/boot.js` started with the page.
 pub fn solve(slug: &str, into: RwSignal<Solution>) {
     into.set(Solution::Working);
+    if let Some(started) = started_with_the_page() {
+        leptos::task::spawn_local(async move {
+            let payload = wasm_bindgen_futures::JsFuture::from(started).await.ok().and_then(|v| v.as_string());
+            into.set(payload.map_or(Solution::Failed, Solution::Ready));
+        });
+        return;
+    }
     let Ok(worker) = web_sys::Worker::new("/pow-worker.js") else {
         into.set(Solution::Failed);
         return;
@@ -54,4 +62,13 @@ pub fn solve(slug: &str, into: RwSignal<Solution>) {
     if js_sys::Reflect::set(&message, &"url".into(), &url.into()).is_err() || worker.post_message(&message).is_err() {
         into.set(Solution::Failed);
     }
+}
+
+/// The payload promise `web/boot.js` left on `window.vestibulePow`, taken once.
+fn started_with_the_page() -> Option<js_sys::Promise> {
+    let window = window();
+    let key = JsValue::from_str("vestibulePow");
+    let promise = js_sys::Reflect::get(&window, &key).ok()?.dyn_into::<js_sys::Promise>().ok()?;
+    let _ = js_sys::Reflect::delete_property(&window, &key);
+    Some(promise)
 }

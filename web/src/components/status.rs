@@ -72,15 +72,18 @@ pub fn ErrorNotice(err: ApiError) -> impl IntoView {
     }
 }
 
-/// Shown instead of a page that needs a session.
+/// Shown instead of a page that needs a session; `why` says which account to use, where
+/// that matters (`/redeem`).
 #[component]
-pub fn SignInPrompt() -> impl IntoView {
+pub fn SignInPrompt(
+    #[prop(default = "This page shows information for your account only.")] why: &'static str,
+) -> impl IntoView {
     let path = use_location().pathname.get_untracked();
     let href = format!("/sign-in?next={}", String::from(js_sys::encode_uri_component(&path)));
     view! {
         <div class="card">
             <h1>"Sign in to continue"</h1>
-            <p>"This page shows information for your account only."</p>
+            <p>{why}</p>
             <p><A href=href attr:class="button">"Sign in to continue"</A></p>
         </div>
     }
@@ -89,12 +92,20 @@ pub fn SignInPrompt() -> impl IntoView {
 /// Renders `children` for a signed-in visitor (or when the session cannot be confirmed
 /// either way, so the page can show the server's own error), a prompt otherwise.
 #[component]
-pub fn RequireSignIn(children: ChildrenFn) -> impl IntoView {
+pub fn RequireSignIn(
+    children: ChildrenFn,
+    /// What the sign-in prompt says instead of its general line.
+    #[prop(optional)]
+    why: Option<&'static str>,
+) -> impl IntoView {
     let session = use_session();
     let status = Memo::new(move |_| session.status.get());
     move || match status.get() {
         Status::Starting => view! { <Loading label="Checking your session…"/> }.into_any(),
-        Status::SignedOut => view! { <SignInPrompt/> }.into_any(),
+        Status::SignedOut => match why {
+            Some(why) => view! { <SignInPrompt why/> }.into_any(),
+            None => view! { <SignInPrompt/> }.into_any(),
+        },
         Status::SignedIn | Status::Unverified => children().into_any(),
     }
 }

@@ -1,10 +1,12 @@
-//! A page that lives in another bundle. Release builds split the app in five (see
-//! `web/Cargo.toml`): public pages, the owner's review (dashboard, queue, entry), a
-//! program's settings, the workspace's pages and the content editor. A client-side navigation to a page of
-//! another bundle (the header's "Owner console", sign-in's `next=/owner`, the program's
-//! "Queue" tab, "Sign out" from the console) lands here, which loads the address for real:
-//! the server answers it with that bundle's shell (`api/src/routes/spa.rs`). The heading of
-//! the page it opens gets the focus, as after any navigation.
+//! A page that lives in the other bundle. Release builds split the app in two (see
+//! `web/Cargo.toml`): the public pages, and the console (the owner's pages and early
+//! access). A client-side navigation to a page of the other bundle (the header's "Owner
+//! console", sign-in's `next=/owner`, "Sign out" or "Public form" in the console) lands
+//! here, which loads the address for real: the server answers it with that bundle's shell
+//! (`api/src/routes/spa.rs`); the console's files a signed-in owner's public page has
+//! usually fetched already (`prefetch.rs`). The heading of the page it opens gets the
+//! focus, as after any navigation. Between owner pages nothing lands here: they are all in
+//! the console.
 //!
 //! The address is read once the router has finished navigating (a task later): while this
 //! view is being built, both the router's and the browser's address may still be the page
@@ -38,7 +40,10 @@ pub fn Elsewhere() -> impl IntoView {
                 return;
             }
             let _ = storage.set_item(RELOADED, &here);
-            let _ = storage.set_item(FOCUS_HEADING, "1");
+            // Whether the page being left was used with the keyboard (`app.rs` marks `<html>`).
+            let keyboard =
+                document().document_element().is_some_and(|html| html.class_list().contains(crate::app::KEYBOARD));
+            let _ = storage.set_item(FOCUS_HEADING, if keyboard { "keyboard" } else { "pointer" });
             let _ = location.replace(&here);
         },
         std::time::Duration::ZERO,
@@ -62,10 +67,11 @@ pub fn arrived() {
     );
 }
 
-/// Whether the page before the reload asked for the heading to get the focus (once).
-pub fn take_focus_request() -> bool {
-    let Some(s) = window().session_storage().ok().flatten() else { return false };
-    let asked = s.get_item(FOCUS_HEADING).ok().flatten().is_some();
+/// Whether the page before the reload asked for the heading to get the focus (once), and
+/// whether it was being used with the keyboard then (so the heading's ring shows).
+pub fn take_focus_request() -> Option<bool> {
+    let s = window().session_storage().ok().flatten()?;
+    let asked = s.get_item(FOCUS_HEADING).ok().flatten();
     let _ = s.remove_item(FOCUS_HEADING);
-    asked
+    asked.map(|how| how == "keyboard")
 }

@@ -12,26 +12,33 @@ use wasm_bindgen::JsCast;
 
 use crate::components::set_title;
 use crate::components::status::{loaded, ErrorNotice};
-use crate::routes::waitlist::{public_program, SignupForm};
+use crate::routes::waitlist::{page_title, public_program, route_slug, written_program, SignupForm};
 
 #[component]
 pub fn Embed() -> impl IntoView {
     set_title("Join a waitlist");
+    if let Some(p) = written_program(&route_slug()) {
+        return framed(p);
+    }
     let program = public_program();
     view! {
         {loaded(program, move |r| match r {
-            Ok(p) => {
-                if let Some(parent) = parent_origin(&p.embed_origins) {
-                    report_height(parent);
-                }
-                view! { <SignupForm program=p/> }.into_any()
-            }
+            Ok(p) => framed(p),
             Err(e) if e.status == 404 => view! {
                 <div class="card"><h1>"This waitlist is not available"</h1></div>
             }.into_any(),
             Err(e) => view! { <h1>"Join the waitlist"</h1><ErrorNotice err=e/> }.into_any(),
         })}
     }
+    .into_any()
+}
+
+fn framed(p: shared::api::PublicProgram) -> AnyView {
+    page_title(&p);
+    if let Some(parent) = parent_origin(&p.embed_origins) {
+        report_height(parent);
+    }
+    view! { <SignupForm program=p/> }.into_any()
 }
 
 /// The parent's origin, if it is one the owner allowed.

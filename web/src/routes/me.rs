@@ -129,7 +129,9 @@ fn EntryCard(
                 <ConfirmButton label="Leave this waitlist" question confirm_label="Yes, leave" pending on_confirm=withdraw/>
             })}
             <Tickets slug=slug.clone()/>
-            <ConfirmButton label="Erase my entry" question=erase_question confirm_label="Yes, erase" pending on_confirm=erase/>
+            <div class="erase-zone">
+                <ConfirmButton label="Erase my entry" question=erase_question confirm_label="Yes, erase" pending on_confirm=erase/>
+            </div>
             {move || failure.get().map(|err| view! { <ErrorNotice err/> })}
         </li>
     }
@@ -159,7 +161,15 @@ fn Tickets(slug: String) -> impl IntoView {
                                 (_, _, true) => "Drawn",
                                 (_, _, false) => "Not drawn",
                             };
-                            view! { <li class="small">"Your ticket "<code class="hash">{t.ticket}</code>": "<strong>{outcome}</strong></li> }
+                            // The outcome first; the ticket (a 64-character hash, for checking
+                            // the draw) short, the whole of it one click away.
+                            let short = format!("{}…", t.ticket.get(..8).unwrap_or(&t.ticket));
+                            view! {
+                                <li class="small">
+                                    <strong>{outcome}</strong>" · your ticket "<code>{short}</code>
+                                    <details class="ticket-full"><summary>"The whole ticket, to check the draw"</summary><code class="hash">{t.ticket}</code></details>
+                                </li>
+                            }
                         }).collect_view()}
                     </ul>
                     <p><A href=how attr:class="button secondary">"How this draw is run"</A></p>

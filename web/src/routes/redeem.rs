@@ -22,9 +22,13 @@ pub fn Redeem() -> impl IntoView {
     set_title("Redeem a code");
     view! {
         <h1>"Redeem an invitation code"</h1>
-        <RequireSignIn><RedeemForm/></RequireSignIn>
+        <RequireSignIn why=SIGN_IN_AS><RedeemForm/></RequireSignIn>
     }
 }
+
+/// Signed out: which account to sign in with.
+const SIGN_IN_AS: &str =
+    "Sign in with the account of the email address the invitation was sent to: the code works only for that address.";
 
 #[derive(Clone)]
 enum Outcome {
@@ -76,7 +80,6 @@ fn RedeemForm() -> impl IntoView {
     view! {
         <form class="card form" method="post" novalidate on:submit=submit>
             <p>"Paste the code the program's owner sent you. An invitation code works once, and only for the email address it was sent to: that address must be verified on the account you are signed in with. A cohort code (like K7QF-2MXP-9TRD-A4HW) lets you join a program you are not yet on the list of."</p>
-            <SwitchAccount/>
             <label for="redeem-code">"Code"</label>
             <input id="redeem-code" class="mono" type="text" autocomplete="off" autocapitalize="off" spellcheck="false"
                 maxlength="64" prop:value=move || code.get() on:input=move |ev| code.set(event_target_value(&ev))
@@ -87,6 +90,8 @@ fn RedeemForm() -> impl IntoView {
             <button type="submit" disabled=move || pending.get() || !code.with(|c| well_formed(c.trim()))>
                 {move || if pending.get() { "Checking…" } else { "Redeem" }}
             </button>
+            // Below the field: most people are signed in with the right account.
+            <SwitchAccount/>
         </form>
         {move || outcome.get().map(|o| match o {
             Outcome::Redeemed(slug) => view! {

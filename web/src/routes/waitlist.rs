@@ -23,6 +23,22 @@ use crate::components::set_title;
 use crate::components::status::{loaded, Arrived, ErrorNotice, Warning};
 use shared::questions::{Answers, JoinWith};
 
+/// The program the server wrote into this page (`api/src/routes/form_page.rs`), when it is
+/// the one `slug` names. Taken once: the data block is removed, so a later client-side
+/// visit to a form asks the API.
+pub fn written_program(slug: &str) -> Option<PublicProgram> {
+    let block = document().get_element_by_id("vestibule-program")?;
+    let text = block.text_content();
+    block.remove();
+    let program: PublicProgram = serde_json::from_str(&text?).ok()?;
+    (program.slug == slug).then_some(program)
+}
+
+/// The route's `:slug` now.
+pub fn route_slug() -> String {
+    use_params_map().get_untracked().get("slug").unwrap_or_default()
+}
+
 /// The public program named by the route's `:slug`, for the form here and the embed.
 pub fn public_program() -> LocalResource<Result<PublicProgram, ApiError>> {
     let params = use_params_map();
@@ -38,15 +54,18 @@ pub fn public_program() -> LocalResource<Result<PublicProgram, ApiError>> {
 #[component]
 pub fn Waitlist() -> impl IntoView {
     set_title("Join a waitlist");
+    // Written into the page by the server: the form shows at once, with no request.
+    if let Some(p) = written_program(&route_slug()) {
+        return form_page(p);
+    }
     let program = public_program();
     view! {
         {loaded(program, move |r| match r {
-                    Ok(p) if p.join_with == JoinWith::Account => view! { <AccountJoin program=p/> }.into_any(),
-                    Ok(p) => {
-                        set_title(&format!("Join the {} waitlist", p.title.as_deref().unwrap_or(&p.slug)));
-                        let slug = p.slug.clone();
-                        view! { <SignupForm program=p/> <DrawsLink slug/> }.into_any()
+                    Ok(p) if p.join_with == JoinWith::Account => {
+                        page_title(&p);
+                        view! { <AccountJoin program=p/> }.into_any()
                     }
+                    Ok(p) => form_page(p),
                     Err(e) if e.status == 404 => view! {
                         <div class="card">
                             <h1>"This waitlist is not available"</h1>
@@ -55,6 +74,22 @@ pub fn Waitlist() -> impl IntoView {
                     }.into_any(),
                     Err(e) => view! { <h1>"Join the waitlist"</h1><ErrorNotice err=e/> }.into_any(),
             })}
+    }
+    .into_any()
+}
+
+fn form_page(p: PublicProgram) -> AnyView {
+    page_title(&p);
+    let slug = p.slug.clone();
+    view! { <SignupForm program=p/> <DrawsLink slug/> }.into_any()
+}
+
+/// Sets the document's title: the program's own title alone, as the server writes it (the
+/// page is the owner's); without one, the generic title naming the slug.
+pub fn page_title(p: &PublicProgram) {
+    match &p.title {
+        Some(title) => document().set_title(title),
+        None => set_title(&format!("Join the {} waitlist", p.slug)),
     }
 }
 
@@ -180,15 +215,19 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
     let published = (notice.version, notice.published_at.clone());
     let received = Memo::new(move |_| outcome.get() == Outcome::Received);
 
+    // The heading is the program's title; without one, the generic heading and the slug.
+    // The server's first paint (`api/src/routes/form_page.rs`) writes the same three.
+    let untitled = title.is_none().then(|| view! { <p class="muted">"Program: " <strong>{slug.clone()}</strong></p> });
+    let heading_class = (embedded() && query_flag("hideTitle")).then_some("sr-only");
     view! {
-        <h1>"Join the waitlist"</h1>
-        <p class="muted">"Program: " <strong>{title.unwrap_or_else(|| slug.clone())}</strong></p>
-        {description.map(|d| view! { <p class="lead">{d}</p> })}
+        <h1 class=heading_class>{title.unwrap_or_else(|| "Join the waitlist".to_owned())}</h1>
+        {untitled}
+        {description.map(|d| view! { <p class="lead pitch">{d}</p> })}
         {move || if received.get() {
             view! {
                 <Arrived id="joined-heading" heading="Thank you — your request was received">
                     <p>"If a place opens up, the program's owner will contact you at the address you gave, through their own channel."</p>
-                    <p>"To see your place in the queue, sign in with that same address: " <A href="/me">"see my place"</A>"."</p>
+                    <p>"To see your place in the queue, sign in with that same address: " {place_link()}"."</p>
                 </Arrived>
             }.into_any()
         } else {
@@ -243,7 +282,7 @@ fn FormBody(
             <h2>"Your email address"</h2>
             <label for="signup-email">"Email address"</label>
             <input id="signup-email" type="email" inputmode="email" autocomplete="email" spellcheck="false"
-                maxlength="254" disabled=!signup_open prop:value=move || email.get() on:input=on_email
+                maxlength="254" disabled=!signup_open prop:value=email.get_untracked() on:input=on_email
                 aria-invalid=move || problem().is_some().to_string()
                 aria-describedby=move || if problem().is_some() { "signup-email-problem signup-email-help" } else { "signup-email-problem" }/>
             <p id="signup-email-problem" class="field-error" aria-live="polite">{problem}</p>
@@ -259,7 +298,7 @@ fn FormBody(
                 <p class="exact">{purpose.clone()}</p>
                 <details class="notice-full">
                     <summary>{format!("Read the full notice (version {})", published.0)}</summary>
-                    <NoticeView purpose contact_text retention_text published/>
+                    <NoticeView purpose contact_text retention_text published purpose_above=true/>
                 </details>
             </section>
             <div class="check">
@@ -295,6 +334,27 @@ fn outcome_message(outcome: Outcome) -> Option<AnyView> {
         Outcome::Idle | Outcome::Sending | Outcome::Received => return None,
     };
     Some(view)
+}
+
+/// Whether this is the framed copy of the form (`/embed/waitlist/{slug}`).
+fn embedded() -> bool {
+    window().location().pathname().is_ok_and(|p| p.starts_with("/embed/"))
+}
+
+/// Whether the page's query has `name=1` (the embed's `hideTitle`, set by `web/embed.js`).
+fn query_flag(name: &str) -> bool {
+    let search = window().location().search().unwrap_or_default();
+    web_sys::UrlSearchParams::new_with_str(&search).ok().and_then(|p| p.get(name)).is_some_and(|v| v == "1")
+}
+
+/// "see my place": in the frame, a link out that opens in a new tab (a page of the
+/// console or /me inside the owner's frame would be lost there).
+fn place_link() -> AnyView {
+    if embedded() {
+        view! { <a href="/me" target="_blank" rel="noopener">"see my place"<span class="sr-only">" (opens in a new tab)"</span></a> }.into_any()
+    } else {
+        view! { <A href="/me">"see my place"</A> }.into_any()
+    }
 }
 
 /// The page's `?ref=` source, when it follows the shared grammar (else dropped).

@@ -91,6 +91,6 @@ async fn join(
         client: client_addr(&req, &state.settings.trusted_proxies),
         meter: &meter,
     };
-    admission::sign_up(&state.pool, gate, slug.as_str(), &signup).await?;
+    admission::sign_up(&state.pool, &state.admitter, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))
 }

@@ -18,14 +18,5 @@ use shared::Slug;
 #[get("/public/programs/{slug}")]
 async fn read(state: web::Data<AppState>, slug: web::Path<Slug>) -> Result<HttpResponse> {
     let p = public::program(&state.pool, &slug).await?;
-    Ok(HttpResponse::Ok().json(PublicProgram {
-        slug: slug.to_string(),
-        title: p.title,
-        description: p.description,
-        signup_open: p.signup_open,
-        notice: views::notice(&p.notice),
-        proof_of_work: p.pow_level,
-        embed_origins: p.embed_origins,
-        join_with: p.join_with,
-    }))
+    Ok(HttpResponse::Ok().json(views::public_program(&slug, p)))
 }

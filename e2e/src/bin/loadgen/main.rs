@@ -28,6 +28,7 @@
 //! actions on a large program, and signups into it (see `scale.rs`).
 
 mod client;
+mod cpu;
 mod driver;
 mod fill;
 mod pow;
@@ -132,6 +133,11 @@ pub struct Args {
     /// `scale`: the API's process id, to report its peak RSS during the export.
     #[arg(long)]
     api_pid: Option<u32>,
+    /// A process whose CPU time over each cell's timed window is reported per request
+    /// (`cpu_us`): `name=pid`, or `name=pid+` to count its children too (a PostgreSQL
+    /// postmaster). Repeatable.
+    #[arg(long = "cpu", value_parser = cpu::parse)]
+    cpu: Vec<cpu::Watched>,
 }
 
 #[tokio::main]
@@ -183,7 +189,12 @@ async fn main() -> anyhow::Result<()> {
     for &clients in &args.concurrency {
         let workload = Arc::new(scenarios::prepare_cell(&ctx, &args, clients, shared.as_ref()).await?);
         let limits = driver::Limits { duration: Duration::from_secs_f64(args.seconds), requests: args.requests };
+        let before = cpu::sample(&args.cpu);
         let mut report = driver::run(&ctx.api, workload.clone(), clients, limits).await;
+        if !args.cpu.is_empty() {
+            let after = cpu::sample(&args.cpu);
+            report.note("cpu_us", cpu::per_request(&args.cpu, &before, &after, report.requests));
+        }
         workload.annotate(&mut report);
         emit(report.named(args.scenario.name(), clients));
     }

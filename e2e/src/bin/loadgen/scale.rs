@@ -15,6 +15,7 @@
 //! * `scale-search-rare`, `scale-search-common`: a search for a fragment of one entry's
 //!   email, and for a fragment every entry has;
 //! * `scale-stats`: the dashboard's numbers;
+//! * `scale-program`: the program read (settings with its counts);
 //! * `scale-export`: the whole program as CSV (bytes, and with `--api-pid`, the API's
 //!   peak RSS during the exports alone: VmHWM is reset through `/proc/PID/clear_refs`);
 //! * `scale-bulk-select-500`, `scale-bulk-issue-500`: one owner request each, selecting
@@ -102,6 +103,8 @@ pub async fn run(ctx: &Context, opts: &Options, emit: &mut dyn FnMut(Report)) ->
 
     let stats = format!("/api/owner/programs/{}/stats", near.id);
     emit(fixed(&ctx.api, owner, Method::GET, &stats, None, opts.samples).await.named("scale-stats", 1));
+    let program = format!("/api/owner/programs/{}", near.id);
+    emit(fixed(&ctx.api, owner, Method::GET, &program, None, opts.samples).await.named("scale-program", 1));
 
     // The export, three times, with the API's peak RSS over those three alone.
     let whole_run_peak = opts.api_pid.and_then(|pid| rss_kib(pid, "VmHWM"));

@@ -99,7 +99,7 @@ fn ProgramCard(p: Program) -> impl IntoView {
     view! {
         <li class="card program-card">
             <div class="row spread">
-                <h3><A href=format!("/owner/programs/{}", p.id)>{p.slug.clone()}</A></h3>
+                <h3><A href=format!("/owner/programs/{}", p.id)>{p.title.clone().unwrap_or_else(|| p.slug.clone())}</A></h3>
                 <span class="row">
                     <span class=open.0>{open.1}</span>
                     <span class=access.0>{access.1}</span>
@@ -167,6 +167,7 @@ fn Figures(p: Program) -> impl IntoView {
 fn Checklist(p: Program, #[prop(into)] shared: Signal<bool>) -> impl IntoView {
     let (id, slug) = (p.id, p.slug.clone());
     let steps = [
+        ("Give it a title", format!("/owner/programs/{id}"), Signal::from(p.title.is_some())),
         ("Publish the notice", format!("/owner/programs/{id}/notice"), Signal::from(p.notice.is_some())),
         ("Write the content", format!("/owner/programs/{id}/content"), Signal::from(p.has_content)),
         ("Open sign-ups", format!("/owner/programs/{id}"), Signal::from(p.signup_open)),

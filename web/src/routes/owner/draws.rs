@@ -35,17 +35,19 @@ pub fn DrawsPage() -> impl IntoView {
 fn Draws(id: Uuid) -> impl IntoView {
     let draws = LocalResource::new(move || api::get::<Vec<DrawSummary>>(format!("/api/owner/programs/{id}/draws")));
     let reload = Callback::new(move |()| draws.refetch());
+    // "Draw opened …": news until a draw runs or is cancelled.
+    let opened = RwSignal::new(None::<BeaconDrawRecord>);
     view! {
         <h1>"Lottery"</h1>
         <p class="lead">"When more people wait than there are seats, a draw picks the winners fairly, and anyone can check it: opening it fixes who takes part and a future round of the drand public randomness beacon; nobody, you included, can know the result before that round is published. The draw and its record are public, and recompute with "<code>"vestibule verify-draw"</code>" or "<code>"tools/verify_draw.py"</code>"."</p>
-        <OpenForm id reload/>
+        <OpenForm id reload opened/>
         <section class="card">
             <h2>"Draws"</h2>
             {loaded(draws, move |r| match r {
                 Ok(list) if list.is_empty() => view! { <Empty><p>"No draws yet."</p></Empty> }.into_any(),
                 Ok(list) => view! {
                     <ul class="draws">
-                        {list.into_iter().map(|d| view! { <DrawRow program=id draw=d reload/> }).collect_view()}
+                        {list.into_iter().map(|d| view! { <DrawRow program=id draw=d reload opened/> }).collect_view()}
                     </ul>
                 }.into_any(),
                 Err(err) => view! { <ErrorNotice err/> }.into_any(),
@@ -61,14 +63,13 @@ fn local_to_rfc3339(value: &str) -> Option<String> {
 }
 
 #[component]
-fn OpenForm(id: Uuid, reload: Callback<()>) -> impl IntoView {
+fn OpenForm(id: Uuid, reload: Callback<()>, opened: RwSignal<Option<BeaconDrawRecord>>) -> impl IntoView {
     let winners = RwSignal::new("1".to_owned());
     let source = RwSignal::new(String::new());
     let flag = RwSignal::new(String::new());
     let closes = RwSignal::new(String::new());
     let pending = RwSignal::new(false);
     let failure = RwSignal::new(None::<ApiError>);
-    let opened = RwSignal::new(None::<BeaconDrawRecord>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let Some(n) = winners.get_untracked().trim().parse::<i32>().ok().filter(|n| (1..=DRAW_MAX_WINNERS).contains(n))
@@ -157,7 +158,12 @@ fn OpenForm(id: Uuid, reload: Callback<()>) -> impl IntoView {
 }
 
 #[component]
-fn DrawRow(program: Uuid, draw: DrawSummary, reload: Callback<()>) -> impl IntoView {
+fn DrawRow(
+    program: Uuid,
+    draw: DrawSummary,
+    reload: Callback<()>,
+    opened: RwSignal<Option<BeaconDrawRecord>>,
+) -> impl IntoView {
     let pending = RwSignal::new(false);
     let failure = RwSignal::new(None::<ApiError>);
     let paste = RwSignal::new(None::<String>);
@@ -174,7 +180,10 @@ fn DrawRow(program: Uuid, draw: DrawSummary, reload: Callback<()>) -> impl IntoV
                 let result = api::post::<_, serde_json::Value>(path, &body).await;
                 pending.set(false);
                 match result {
-                    Ok(_) => reload.run(()),
+                    Ok(_) => {
+                        opened.set(None);
+                        reload.run(());
+                    }
                     Err(e) => failure.set(Some(run_failure(e, round, paste))),
                 }
             });
@@ -199,12 +208,19 @@ fn DrawRow(program: Uuid, draw: DrawSummary, reload: Callback<()>) -> impl IntoV
                 let result = api::post::<_, serde_json::Value>(path, &body).await;
                 pending.set(false);
                 match result {
-                    Ok(_) => reload.run(()),
+                    Ok(_) => {
+                        opened.set(None);
+                        reload.run(());
+                    }
                     Err(e) => failure.set(Some(e)),
                 }
             });
         })
     };
+    let winners = (draw.state == DrawState::Run && draw.format >= 3).then(|| {
+        let path = base.clone();
+        view! { <Winners program path/> }
+    });
     let download = move |_| {
         let path = base.clone();
         failure.set(None);
@@ -242,6 +258,7 @@ fn DrawRow(program: Uuid, draw: DrawSummary, reload: Callback<()>) -> impl IntoV
             {draw.round.zip(draw.round_at.clone()).map(|(r, at)| view! {
                 <p class="small">{format!("Randomness: drand round {r}, due {}.", time(&at))}</p>
             })}
+            {winners}
             {draw.tickets_hash.clone().map(|h| view! { <p class="small">"Tickets hash: "<code class="hash">{h}</code></p> })}
             {draw.seed_commitment.clone().map(|c| view! { <p class="small">"Seed commitment: "<code class="hash">{c}</code></p> })}
             <div class="actions">
@@ -263,6 +280,28 @@ fn DrawRow(program: Uuid, draw: DrawSummary, reload: Callback<()>) -> impl IntoV
             })}
             {move || failure.get().map(|err| view! { <ErrorNotice err/> })}
         </li>
+    }
+}
+
+/// A run draw's outcome: how many it drew, how many of them were selected (a winner who
+/// had left the queue by then is not), and the way on: the selected winners in the queue,
+/// where their codes are issued.
+#[component]
+fn Winners(program: Uuid, path: String) -> impl IntoView {
+    let record = LocalResource::new(move || api::get::<BeaconDrawRecord>(path.clone()));
+    move || {
+        record.get().and_then(Result::ok).map(|r| {
+            let drawn = r.drawn.len();
+            let selected = drawn.saturating_sub(r.not_selected.len());
+            let noun = if selected == 1 { "winner" } else { "winners" };
+            let left = (selected < drawn).then(|| format!(" ({} drawn had left the queue)", drawn - selected));
+            view! {
+                <div class="alert alert-ok draw-winners" role="status">
+                    <p><strong>{format!("{selected} {noun} selected")}</strong>{left}"."</p>
+                    <p><a class="button" href=format!("/owner/programs/{program}/queue?state=selected")>"Issue codes to the winners"</a></p>
+                </div>
+            }
+        })
     }
 }
 

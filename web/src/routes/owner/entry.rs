@@ -41,11 +41,23 @@ pub fn EntryPage() -> impl IntoView {
         <RequireSignIn>
             {move || id.get().map(|id| view! {
                 <ProgramNav id section="Queue entry"/>
-                <p><A href=format!("/owner/programs/{id}/queue")>"← Back to the queue"</A></p>
+                <nav class="row spread entry-nav" aria-label="Entries">
+                    <A href=format!("/owner/programs/{id}/queue")>"← Back to the queue"</A>
+                    {move || entry_id.get().map(|e| {
+                        let (previous, next) = crate::routes::owner::queue_neighbours(id, e);
+                        let link = move |to: Option<Uuid>, text: &'static str| to.map(|to| view! {
+                            <A href=format!("/owner/programs/{id}/entries/{to}")>{text}</A>
+                        });
+                        view! { <span class="row">{link(previous, "← Previous entry")}{link(next, "Next entry →")}</span> }
+                    })}
+                </nav>
             })}
-            // The entry is its address: the heading names it once the entry has loaded.
+            // The entry is its address: the heading names it once the entry has loaded (an
+            // erased entry is "Erased entry", not its tombstone address).
             <h1 id="entry-heading" class="email">
-                {move || entry.get().and_then(Result::ok).map_or_else(|| "Queue entry".to_owned(), |(e, _)| e.email)}
+                {move || entry.get().and_then(Result::ok).map_or_else(|| "Queue entry".to_owned(), |(e, _)| {
+                    if is_erased(&e) { "Erased entry".to_owned() } else { e.email }
+                })}
             </h1>
             {move || code.get().map(|c| view! { <CodePanel code=c on_close=Callback::new(move |()| code.set(None)) on_recorded=reload/> })}
             {move || feedback.get().map(|f| match f {
@@ -94,6 +106,7 @@ fn EntryView(
             </div>
             <p class="muted">{format!("Joined {} · agreed to notice version {} at {}", time(&e.created_at), notice.version, time(&e.permission_at))}</p>
             {e.verified_at_join.as_ref().map(|at| view! { <p class="verified-join">{format!("Joined signed in, with an address the account had confirmed ({})", time(at))}</p> })}
+            {is_erased(&e).then(|| view! { <p class="muted small">"The address was erased; the entry is kept as " <span class="mono email">{e.email.clone()}</span>"."</p> })}
         </section>
         {(!notice.questions.is_empty()).then(|| view! {
             <section class="card" aria-labelledby="answers-heading">
@@ -154,6 +167,12 @@ fn Invitations(e: EntryDetail, code: RwSignal<Option<OneTimeCode>>, reload: Call
         </section>
     }
     .into_any()
+}
+
+/// Whether the entry's address was erased: it then holds the tombstone
+/// `redacted+<id>@redacted.invalid` (`api/src/db/erasure.rs`).
+pub fn is_erased(e: &EntryDetail) -> bool {
+    e.email.ends_with("@redacted.invalid")
 }
 
 /// Posts an owner action and reports it in `feedback`, then reloads the entry.

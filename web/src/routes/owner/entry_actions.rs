@@ -63,6 +63,7 @@ pub fn Actions(
         )
     });
 
+    let erased = crate::routes::owner::entry::is_erased(&e);
     let issued = e.invitations.iter().find(|i| i.state == InvitationState::Issued).cloned();
     let expired_issue = issued.as_ref().is_some_and(|i| is_past(&i.expires_at));
     let (pid, eid, max_days) = (p.id, e.id, p.max_invite_days);
@@ -86,6 +87,15 @@ pub fn Actions(
     let (can_select, can_decline, can_issue, can_withdraw) =
         (allowed.select, allowed.decline, allowed.issue, allowed.withdraw);
     let is_final = !(can_select || can_decline || can_issue || can_withdraw);
+    // The next step first and full size; saying no (decline, withdraw) a step further down,
+    // lighter; erasing apart, in its own card with a red edge, and gone once done.
+    let saying_no = (can_decline || can_withdraw).then(|| view! {
+        <div class="saying-no">
+            <h3>"Decline or withdraw"</h3>
+            {can_decline.then(|| view! { <ReasonForm id="entry-decline" legend="Decline" options=DECLINE_REASONS button="Decline" pending on_submit=decline class="secondary"/> })}
+            {can_withdraw.then(|| view! { <ReasonForm id="entry-withdraw" legend="Withdraw" options=WITHDRAW_BASES button="Withdraw" pending on_submit=withdraw class="secondary"/> })}
+        </div>
+    });
     view! {
         <section class="card actions-card">
             <h2>"Decisions"</h2>
@@ -95,10 +105,15 @@ pub fn Actions(
             })}
             {revoke_invite}
             {revoke_grant}
-            {can_decline.then(|| view! { <ReasonForm id="entry-decline" legend="Decline" options=DECLINE_REASONS button="Decline" pending on_submit=decline class="danger"/> })}
-            {can_withdraw.then(|| view! { <ReasonForm id="entry-withdraw" legend="Withdraw" options=WITHDRAW_BASES button="Withdraw" pending on_submit=withdraw class="danger"/> })}
+            {saying_no}
             {is_final.then(|| view! { <p class="muted">"This entry's outcome is final; no further decisions are possible."</p> })}
-            <ReasonForm id="entry-erase" legend="Erase on the person's request" options=ERASE_REASONS button="Erase" pending on_submit=erase class="danger"/>
         </section>
+        {(!erased).then(|| view! {
+            <section class="card danger-zone" aria-labelledby="erase-heading">
+                <h2 id="erase-heading">"Erase"</h2>
+                <p class="muted small">"Only on the person's request or a legal duty: the address is removed at once and for good, and a live entry is withdrawn first."</p>
+                <ReasonForm id="entry-erase" legend="Erase on the person's request" options=ERASE_REASONS button="Erase" pending on_submit=erase class="danger"/>
+            </section>
+        })}
     }
 }

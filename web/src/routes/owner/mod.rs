@@ -25,6 +25,27 @@ use uuid::Uuid;
 
 use crate::api::{self, ApiError};
 
+thread_local! {
+    /// The queue page last shown: its program and its entries in order (the console is
+    /// one app, so the entry page can offer the next and previous of them).
+    static QUEUE_ORDER: std::cell::RefCell<(Uuid, Vec<Uuid>)> = const { std::cell::RefCell::new((Uuid::nil(), Vec::new())) };
+}
+
+/// Remembers the order of the queue page on screen.
+pub fn remember_queue(program: Uuid, entries: Vec<Uuid>) {
+    QUEUE_ORDER.set((program, entries));
+}
+
+/// The entries before and after `entry` on the queue page last shown, when it is on it.
+pub fn queue_neighbours(program: Uuid, entry: Uuid) -> (Option<Uuid>, Option<Uuid>) {
+    QUEUE_ORDER.with_borrow(|(p, order)| {
+        let Some(at) = order.iter().position(|e| *e == entry).filter(|_| *p == program) else {
+            return (None, None);
+        };
+        (at.checked_sub(1).map(|i| order[i]), order.get(at + 1).copied())
+    })
+}
+
 /// A path parameter that must be a UUID; anything else names nothing.
 pub fn uuid_param(name: &'static str) -> Memo<Option<Uuid>> {
     let params = use_params_map();

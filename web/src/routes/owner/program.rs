@@ -28,6 +28,8 @@ pub fn ProgramPage() -> impl IntoView {
     let id = uuid_param("id");
     let program = LocalResource::new(move || load_program(id.get()));
     let feedback = RwSignal::new(None::<Result<&'static str, ApiError>>);
+    // Which settings are unfolded, kept across the reload after a save.
+    let folds: Folds = RwSignal::new(Vec::new());
     view! {
         <RequireSignIn>
             {move || id.get().map(|id| view! { <ProgramNav id section="Overview"/> })}
@@ -42,10 +44,38 @@ pub fn ProgramPage() -> impl IntoView {
                 Err(err) => view! { <ErrorNotice err/> }.into_any(),
             })}
             {loaded(program, move |r| match r {
-                        Ok(p) => view! { <Overview p feedback reload=Callback::new(move |()| program.refetch())/> }.into_any(),
+                        Ok(p) => view! { <Overview p feedback folds reload=Callback::new(move |()| program.refetch())/> }.into_any(),
                         Err(err) => view! { <h1>"Program"</h1><ErrorNotice err/> }.into_any(),
                 })}
         </RequireSignIn>
+    }
+}
+
+/// The settings unfolded on the page, by their summary.
+type Folds = RwSignal<Vec<&'static str>>;
+
+/// One setting, folded under its name (the overview shows the program's state first; its
+/// settings stay one click away, issue 27). `open_at_first` unfolds it until the owner
+/// folds it.
+#[component]
+fn Fold(label: &'static str, folds: Folds, #[prop(optional)] open_at_first: bool, children: Children) -> impl IntoView {
+    if open_at_first && !folds.with_untracked(|f| f.contains(&label)) {
+        folds.update(|f| f.push(label));
+    }
+    let toggle = move |ev: leptos::ev::Event| {
+        let open = event_target::<web_sys::HtmlDetailsElement>(&ev).open();
+        folds.update(|f| {
+            f.retain(|l| *l != label);
+            if open {
+                f.push(label);
+            }
+        });
+    };
+    view! {
+        <details class="fold" prop:open=move || folds.with(|f| f.contains(&label)) on:toggle=toggle>
+            <summary>{label}</summary>
+            {children()}
+        </details>
     }
 }
 
@@ -53,6 +83,7 @@ pub fn ProgramPage() -> impl IntoView {
 fn Overview(
     p: Program,
     feedback: RwSignal<Option<Result<&'static str, ApiError>>>,
+    folds: Folds,
     reload: Callback<()>,
 ) -> impl IntoView {
     let pending = RwSignal::new(false);
@@ -113,6 +144,8 @@ fn Overview(
     let caps = [("Queue cap", p.queue_cap), ("Sign-ups per hour", p.hourly_cap), ("Seats", p.seat_cap)]
         .map(|(l, v)| (l, RwSignal::new(v.to_string())));
     let presentation_blank = blank.clone();
+    let (p_presentation, p_embed, p_clerk, p_join) = (p.clone(), p.clone(), p.clone(), p.clone());
+    let untitled = p.title.is_none();
     let embed_blank = blank.clone();
     let clerk_blank = blank.clone();
     let join_blank = blank.clone();
@@ -123,7 +156,7 @@ fn Overview(
     };
     view! {
         <div class="row spread">
-            <h1>{p.slug.clone()}</h1>
+            <h1>{p.title.clone().unwrap_or_else(|| p.slug.clone())}</h1>
             <A href=format!("/waitlist/{}", p.slug)>"Public form"</A>
         </div>
         <p class="lead exact">{p.purpose.clone()}</p>
@@ -160,6 +193,11 @@ fn Overview(
             <h2>"Activity"</h2>
             <Activity id/>
         </section>
+        <h2 class="settings-heading">"Settings"</h2>
+        <Fold label="Title and description" folds open_at_first=untitled>
+            <PresentationForm p=p_presentation blank=presentation_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
+        </Fold>
+        <Fold label="Caps" folds>
         <form class="card form" method="post" on:submit=save_caps>
             <h2>"Caps"</h2>
             <div class="fields">
@@ -173,9 +211,15 @@ fn Overview(
             <p class="muted small">"The seat cap cannot go below the seats in use (active grants plus unexpired invitations)."</p>
             <button type="submit" disabled=move || pending.get()>"Save caps"</button>
         </form>
-        <PresentationForm p=p.clone() blank=presentation_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
-        <EmbedForm p=p.clone() blank=embed_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
-        <ClerkSyncForm p=p.clone() blank=clerk_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
-        <JoinWithForm p=p.clone() blank=join_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
+        </Fold>
+        <Fold label="Embedding and bot protection" folds>
+            <EmbedForm p=p_embed blank=embed_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
+        </Fold>
+        <Fold label="On grant, in Clerk" folds>
+            <ClerkSyncForm p=p_clerk blank=clerk_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
+        </Fold>
+        <Fold label="How applicants join" folds>
+            <JoinWithForm p=p_join blank=join_blank pending change=Callback::new(move |(patch, done)| change(patch, done))/>
+        </Fold>
     }
 }

@@ -126,6 +126,12 @@ fn QueueView(p: Program) -> impl IntoView {
         let total = applied.with_untracked(|f| counts.with(|c| f.known_total(c)));
         Some(result_count(total, n, rows, more))
     };
+    // How many pages, where the program's figures say how many entries match.
+    let pages = Signal::derive(move || {
+        let total = applied.with(|f| counts.with(|c| f.known_total(c)))?;
+        let size = crate::routes::owner::queue_filters::PAGE_SIZE;
+        usize::try_from((total.max(1) + size - 1) / size).ok()
+    });
     let by_invitation = move |f: InvitationFilter| {
         let on = move || applied.with(|a| a.invitation == f.as_str());
         let click = move |_| apply_now(Filters { invitation: f.as_str().to_owned(), ..Filters::default() });
@@ -161,6 +167,23 @@ fn QueueView(p: Program) -> impl IntoView {
         </section>
         <BulkPanel bulk program_id=id slug=p.slug.clone() max_days=p.max_invite_days done=refresh/>
         {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
+        // On a phone the filters fold away, so the rows start near the top (issue 27).
+        <details class="card filters-fold" prop:open=wide_screen()>
+            <summary>"Filter and search"</summary>
+            <FilterForm form apply=Callback::new(apply_now) choices/>
+        </details>
+        {loaded(page, move |r| match r {
+                    Ok(pg) if { count(&pg); pg.entries.is_empty() } => view! {
+                        <Empty><p>"No entries match."</p></Empty>
+                        <Pager cursors next=None label="Queue pages" pages/>
+                    }.into_any(),
+                    Ok(pg) => view! {
+                        <Rows program_id=id entries=pg.entries selected answers=show_answers.get()/>
+                        <Pager cursors next=pg.next_cursor label="Queue pages" pages/>
+                    }.into_any(),
+                    Err(err) => view! { <ErrorNotice err/> }.into_any(),
+            })}
+        // Below the rows (issue 27: on a phone they pushed the rows a screen and a half down).
         <section class="card queue-codes" aria-label="Codes to act on">
             <p class="small">"Codes to act on (click to show them):"</p>
             <div class="row">
@@ -172,19 +195,7 @@ fn QueueView(p: Program) -> impl IntoView {
                 </button>
             </div>
         </section>
-        <FilterForm form apply=Callback::new(apply_now) choices/>
         <DeclineFlagged program_id=id done=refresh/>
-        {loaded(page, move |r| match r {
-                    Ok(pg) if { count(&pg); pg.entries.is_empty() } => view! {
-                        <Empty><p>"No entries match."</p></Empty>
-                        <Pager cursors next=None label="Queue pages"/>
-                    }.into_any(),
-                    Ok(pg) => view! {
-                        <Rows program_id=id entries=pg.entries selected answers=show_answers.get()/>
-                        <Pager cursors next=pg.next_cursor label="Queue pages"/>
-                    }.into_any(),
-                    Err(err) => view! { <ErrorNotice err/> }.into_any(),
-            })}
     }
 }
 
@@ -197,6 +208,7 @@ fn Rows(
     answers: bool,
 ) -> impl IntoView {
     let ids: Vec<Uuid> = entries.iter().map(|e| e.id).collect();
+    crate::routes::owner::remember_queue(program_id, ids.clone());
     let all_ids = ids.clone();
     let all = move || selected.with(|s| all_ids.iter().all(|i| s.contains(i)));
     let toggle_all = move |ev| {
@@ -217,7 +229,7 @@ fn Rows(
                         {(!i.sent).then(|| view! { " " <span class="badge badge-unsent">"Not marked sent"</span> })}
                         {soon(&i.expires_at).then(|| view! { " " <span class="badge badge-expiring">"Expires soon"</span> })}
                     })}</td>
-                    <td class="nowrap joined">{time(&e.created_at)}</td>
+                    <td class="nowrap joined hide-narrow">{time(&e.created_at)}</td>
                     <td class="hide-narrow">{format!("v{}", e.notice_version)}</td>
                     <td class="flags">{e.flags.iter().map(|f| view! { <span class="badge flag">{flag_label(*f)}</span> " " }).collect_view()}
                         {e.verified_at_join.is_some().then(|| view! { <span class="badge verified">"Verified account"</span> " " })}
@@ -236,7 +248,7 @@ fn Rows(
                         <th scope="col"><input type="checkbox" aria-label="Select all on this page" prop:checked=all on:change=toggle_all/></th>
                         <th scope="col">"Email"</th>
                         <th scope="col">"State"</th>
-                        <th scope="col">"Joined"</th>
+                        <th scope="col" class="hide-narrow">"Joined"</th>
                         <th scope="col" class="hide-narrow">"Notice"</th>
                         <th scope="col">"Flags"</th>
                         {answers.then(|| view! { <th scope="col">"Answers"</th> })}
@@ -246,6 +258,11 @@ fn Rows(
             </table>
         </div>
     }
+}
+
+/// Wider than a phone (the breakpoint of style.css).
+fn wide_screen() -> bool {
+    window().inner_width().ok().and_then(|w| w.as_f64()).is_some_and(|w| w > 560.0)
 }
 
 /// Whether an invitation expires within 48 hours (the API's "expiring soon").

@@ -1,0 +1,162 @@
+//! Group admission (issue 28): signups for one program that arrive together at this
+//! instance are admitted together — one transaction, one program lock, one WAL flush —
+//! each with its own decision, answered to its own request.
+//!
+//! How batches form: each program has a lane. A signup that finds its program's lane idle
+//! starts a batch of itself at once (no timer, so a lone signup waits for nothing); while
+//! that batch commits, the signups that arrive for the program gather in the lane, and
+//! when the commit is done they go as the next batch (at most [`MAX_BATCH`] at a time, in
+//! arrival order). So batches grow exactly as far as the database is slower than arrivals.
+//! Across instances nothing is shared in memory: each instance's batches take turns on
+//! the program row lock, which `admit_signups` takes first, as a single admission did.
+//!
+//! Failure: a batch is one transaction. A conflict (deadlock, a counter guard, another
+//! writer's unique key) runs the whole batch again, deciding on what it reads then; a
+//! batch that still fails answers every one of its requests `DbError::Unavailable` (503),
+//! and nothing of it was written, so each request's retry with the same key is a fresh
+//! attempt — or, if the commit's answer was what got lost, a replay of its receipt.
+//! The batch runs in a task of its own, so a request that goes away (a client that hangs
+//! up) never cancels the others' transaction.
+
+use crate::db::signups::{self, Attempt, Decided, Target};
+use crate::db::{self, DbError};
+use deadpool_postgres::Pool;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+/// The most attempts one transaction admits; later arrivals wait for the next batch.
+pub const MAX_BATCH: usize = 256;
+
+type Reply = oneshot::Sender<Result<Decided, DbError>>;
+
+/// The per-program lanes of this instance.
+#[derive(Clone)]
+pub struct Admitter {
+    pool: Pool,
+    lanes: Arc<Mutex<HashMap<Uuid, Lane>>>,
+}
+
+/// A program with a batch committing (a lane exists only then) and what gathers behind it.
+#[derive(Default)]
+struct Lane {
+    waiting: Vec<(Attempt, Reply)>,
+}
+
+impl Admitter {
+    pub fn new(pool: Pool) -> Self {
+        Self { pool, lanes: Arc::default() }
+    }
+
+    /// Admits `attempt` into `target`'s program with whatever else arrives for it
+    /// meanwhile; answers this attempt's own decision.
+    pub async fn admit(&self, target: Target, attempt: Attempt) -> Result<Decided, DbError> {
+        let (reply, answer) = oneshot::channel();
+        let starts = {
+            let mut lanes = self.lanes.lock().expect("admission lanes");
+            match lanes.get_mut(&target.program_id) {
+                Some(lane) => {
+                    lane.waiting.push((attempt, reply));
+                    None
+                }
+                None => {
+                    lanes.insert(target.program_id, Lane::default());
+                    Some(vec![(attempt, reply)])
+                }
+            }
+        };
+        if let Some(batch) = starts {
+            tokio::spawn(self.clone().run(target, batch));
+        }
+        answer.await.unwrap_or_else(|_| Err(DbError::Unavailable("the admission batch stopped".into())))
+    }
+
+    /// Commits batches for the program until its lane is empty, then closes the lane.
+    async fn run(self, target: Target, mut batch: Vec<(Attempt, Reply)>) {
+        // Should this task end early (a panic), the lane closes and its waiters hear 503.
+        let mut lane = LaneGuard { lanes: self.lanes.clone(), program_id: target.program_id, armed: true };
+        loop {
+            self.commit(target, batch).await;
+            let mut lanes = self.lanes.lock().expect("admission lanes");
+            let Some(waiting) = lanes.get_mut(&target.program_id).map(|l| &mut l.waiting) else { break };
+            if waiting.is_empty() {
+                lanes.remove(&target.program_id);
+                lane.armed = false;
+                break;
+            }
+            let rest = waiting.split_off(waiting.len().min(MAX_BATCH));
+            batch = std::mem::replace(waiting, rest);
+        }
+    }
+
+    async fn commit(&self, target: Target, batch: Vec<(Attempt, Reply)>) {
+        let (attempts, replies): (Vec<Attempt>, Vec<Reply>) = batch.into_iter().unzip();
+        let size = attempts.len();
+        let decided = self.decide(target, &attempts).await;
+        crate::metrics::count("admission_batch", size_label(size));
+        match decided {
+            Ok(decisions) => {
+                for (reply, decision) in replies.into_iter().zip(decisions) {
+                    let _ = reply.send(Ok(decision));
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, size, "admission batch failed; each of its requests is answered 503");
+                for reply in replies {
+                    let _ = reply.send(Err(DbError::Unavailable("the admission batch failed".into())));
+                }
+            }
+        }
+    }
+}
+
+impl Admitter {
+    /// One transaction for the batch, run again (a bounded number of times, as
+    /// `db::retrying` does) on a conflict or on another writer's unique key: both mean a
+    /// writer got in around the locks, and the batch decides again on what it reads then.
+    async fn decide(&self, target: Target, attempts: &[Attempt]) -> Result<Vec<Decided>, DbError> {
+        let mut n: u64 = 1;
+        loop {
+            let client = self.pool.get().await?;
+            match signups::admit_batch(&client, target, attempts).await {
+                Err(DbError::Retry | DbError::Unique(_)) if n < u64::from(db::MAX_ATTEMPTS) => {
+                    n += 1;
+                    drop(client);
+                    tokio::time::sleep(std::time::Duration::from_millis(5 * n)).await;
+                }
+                Err(DbError::Retry | DbError::Unique(_)) => {
+                    return Err(DbError::Unavailable("transaction kept conflicting".into()))
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+struct LaneGuard {
+    lanes: Arc<Mutex<HashMap<Uuid, Lane>>>,
+    program_id: Uuid,
+    armed: bool,
+}
+
+impl Drop for LaneGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            if let Ok(mut lanes) = self.lanes.lock() {
+                lanes.remove(&self.program_id);
+            }
+        }
+    }
+}
+
+/// Batch sizes as a metric label: a few fixed buckets.
+fn size_label(size: usize) -> &'static str {
+    match size {
+        0..=1 => "1",
+        2..=4 => "2-4",
+        5..=16 => "5-16",
+        17..=64 => "17-64",
+        _ => "65+",
+    }
+}

@@ -1,0 +1,210 @@
+//! Group admission (issue 28): signups for one program that arrive while a batch commits
+//! are admitted together, in one transaction, each with its own answer — decided in
+//! arrival order exactly as if they had come one after another.
+//!
+//! How a batch is made to form, deterministically: a [`LockHolder`] holds the program
+//! row, a first signup goes to the database and waits on it (its batch of one), and the
+//! next ones gather in the instance's lane behind it. Each of them is sent only once the
+//! previous one has counted its rate-limit hit — the last statement a request runs
+//! before it joins the lane (the next one needs two round trips of its own before it can
+//! join, so it cannot overtake). Then the lock is released. Rows written by one batch
+//! share their transaction id (`xmin`), which is how the tests see the batches.
+
+use crate::support::owner::Caps;
+use crate::support::process::{self, ApiProcess};
+use crate::support::race::LockHolder;
+use crate::support::{Reply, TestApp};
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+use uuid::Uuid;
+
+type Pending = Pin<Box<dyn Future<Output = Reply> + Send>>;
+
+/// Rate-limit hits counted so far (every new-key request counts one before its batch).
+async fn hits(app: &TestApp) -> i64 {
+    app.scalar("SELECT coalesce(sum(hits), 0)::bigint FROM rate_limit_counters", &[]).await
+}
+
+/// Starts `request` now and waits until it has counted its hit (`before` + 1).
+async fn send_in_turn(app: &TestApp, request: Pending, before: i64) -> tokio::task::JoinHandle<Reply> {
+    let handle = tokio::spawn(request);
+    crate::support::eventually("the request counted its hit", Duration::from_secs(10), || async {
+        (hits(app).await > before).then_some(())
+    })
+    .await;
+    handle
+}
+
+fn signup(app: &TestApp, slug: &str, key: Uuid, email: &str) -> Pending {
+    let (app, slug, email) = (app.clone(), slug.to_owned(), email.to_owned());
+    Box::pin(async move { app.try_signup_as(&slug, key, &email, 1, true).await })
+}
+
+/// Holds `program`, sends the leader (which waits on the lock alone), then `rest` one
+/// after another into the lane, releases, and answers every reply (leader first).
+async fn batch_behind_a_leader(app: &TestApp, program: Uuid, slug: &str, rest: Vec<Pending>) -> Vec<Reply> {
+    let hold = LockHolder::lock(&app.db_url, "programs", program).await;
+    let leader = tokio::spawn(signup(app, slug, Uuid::new_v4(), "leader@example.com"));
+    hold.wait_for_waiters(1).await;
+    let mut handles = vec![leader];
+    for request in rest {
+        let before = hits(app).await;
+        handles.push(send_in_turn(app, request, before).await);
+    }
+    hold.release().await;
+    let mut replies = Vec::new();
+    for h in handles {
+        replies.push(h.await.expect("request task"));
+    }
+    replies
+}
+
+/// Entries per writing transaction, in the order they were committed.
+async fn batches(app: &TestApp, program: Uuid) -> Vec<i64> {
+    app.rows(
+        "SELECT count(*) FROM entries WHERE program_id = $1 GROUP BY xmin::text::bigint ORDER BY min(created_at)",
+        &[&program],
+    )
+    .await
+    .iter()
+    .map(|r| r.get(0))
+    .collect()
+}
+
+fn assert_chains_verify(app: &TestApp) {
+    let out = process::vestibule(&app.db_url, &["verify"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[tokio::test]
+async fn a_batch_with_the_queue_cap_in_its_middle_admits_in_arrival_order_and_refuses_the_rest_alike() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    // The leader takes one place; the batch behind it has two more, then the cap.
+    let program = owner.program_with(ws, "edge", Caps { queue: 3, ..Caps::default() }).await;
+    let emails = ["b1@example.com", "b2@example.com", "b3@example.com", "leader@example.com", "b4@example.com"];
+    let rest = emails.iter().map(|e| signup(&app, "edge", Uuid::new_v4(), e)).collect();
+    let replies = batch_behind_a_leader(&app, program, "edge", rest).await;
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status.as_u16()).collect();
+    assert_eq!(statuses, [202, 202, 202, 429, 429, 429], "leader, b1, b2 in; b3, the known leader, b4 capped");
+    // Every refusal is the same answer, the known email's included.
+    assert!(replies[3..].iter().all(|r| r.text == replies[3].text), "identical 429s");
+    assert_eq!(batches(&app, program).await, [1, 2], "the leader alone, then b1 and b2 in one transaction");
+    let queue: Vec<String> =
+        app.column("SELECT email_key FROM entries WHERE program_id = $1 ORDER BY created_at, id", &[&program]).await;
+    assert_eq!(queue, ["leader@example.com", "b1@example.com", "b2@example.com"], "the queue is the arrival order");
+    let counts: (i32, i64, i64, i64) = {
+        let r = app
+            .row(
+                "SELECT (SELECT queue_count FROM programs WHERE id = $1), \
+                        (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
+                        (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
+                        (SELECT count(*) FROM audit_events WHERE program_id = $1 AND event_type = 'signup')",
+                &[&program],
+            )
+            .await;
+        (r.get(0), r.get(1), r.get(2), r.get(3))
+    };
+    assert_eq!(counts, (3, 3, 3, 3), "queue counter, hour bucket, receipts and events of the three");
+    assert_chains_verify(&app);
+}
+
+#[tokio::test]
+async fn a_batch_with_a_replay_and_a_new_key_for_the_same_email_makes_one_entry() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = owner.open_program(ws, "same").await;
+    let (first, second) = (Uuid::new_v4(), Uuid::new_v4());
+    let rest = vec![
+        signup(&app, "same", first, "x@example.com"),
+        // The same key, the same fields: a replay of the element before it.
+        signup(&app, "same", first, "x@example.com"),
+        // A new key for the same email: a receipt pointing at the same entry.
+        signup(&app, "same", second, "x@example.com"),
+        // The first key bound to other fields: refused.
+        signup(&app, "same", first, "y@example.com"),
+    ];
+    let replies = batch_behind_a_leader(&app, program, "same", rest).await;
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status.as_u16()).collect();
+    assert_eq!(statuses, [202, 202, 202, 202, 409], "{:?}", replies.iter().map(|r| &r.text).collect::<Vec<_>>());
+    assert_eq!(replies[1].text, replies[2].text, "a replay is the admission's own answer");
+    assert_eq!(replies[1].text, replies[3].text, "a known email's answer is a new one's");
+    assert_eq!(batches(&app, program).await, [1, 1], "the leader, then the batch's one new entry");
+    let x: Vec<(Uuid, Option<Uuid>)> = app
+        .rows(
+            "SELECT r.request_key, r.entry_id FROM signup_receipts r JOIN entries e ON e.id = r.entry_id \
+             WHERE e.email_key = 'x@example.com' ORDER BY r.accepted_at",
+            &[],
+        )
+        .await
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(x.len(), 2, "two receipts for x: its two keys");
+    assert_eq!((x[0].0, x[1].0), (first, second));
+    assert_eq!(x[0].1, x[1].1, "both point at the one entry");
+    let y: i64 = app.scalar("SELECT count(*) FROM entries WHERE email_key = 'y@example.com'", &[]).await;
+    assert_eq!(y, 0, "the refused binding wrote nothing");
+    let events: i64 = app
+        .scalar("SELECT count(*) FROM audit_events WHERE program_id = $1 AND event_type = 'signup'", &[&program])
+        .await;
+    assert_eq!(events, 2);
+    // After the batch, the first key still replays and the other binding is still refused.
+    app.try_signup_as("same", first, "x@example.com", 1, true).await.assert(202);
+    app.try_signup_as("same", first, "y@example.com", 1, true).await.assert(409);
+    assert_chains_verify(&app);
+}
+
+#[tokio::test]
+async fn batches_form_on_two_instances_and_take_turns_on_the_program_lock() {
+    const PER_INSTANCE: usize = 6;
+    const CAP: i32 = 7;
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = owner.program_with(ws, "two", Caps { queue: CAP, ..Caps::default() }).await;
+    let a = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
+    let b = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
+    let instance = [app.at(&a.base), app.at(&b.base)];
+    let hold = LockHolder::lock(&app.db_url, "programs", program).await;
+    // One leader per instance waits on the lock; the others gather in their lanes.
+    let mut handles = Vec::new();
+    for (i, at) in instance.iter().enumerate() {
+        handles.push(tokio::spawn(signup(at, "two", Uuid::new_v4(), &format!("lead{i}@example.com"))));
+        hold.wait_for_waiters(i as i64 + 1).await;
+    }
+    let before = hits(&app).await;
+    for n in 0..PER_INSTANCE {
+        for (i, at) in instance.iter().enumerate() {
+            handles.push(tokio::spawn(signup(at, "two", Uuid::new_v4(), &format!("m{i}-{n}@example.com"))));
+        }
+    }
+    let all = before + 2 * PER_INSTANCE as i64;
+    crate::support::eventually("every request counted its hit", Duration::from_secs(10), || async {
+        (hits(&app).await >= all).then_some(())
+    })
+    .await;
+    hold.release().await;
+    let mut statuses = Vec::new();
+    for h in handles {
+        statuses.push(h.await.expect("request task").status.as_u16());
+    }
+    let total = 2 + 2 * PER_INSTANCE;
+    assert_eq!(statuses.iter().filter(|s| **s == 202).count(), CAP as usize, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), total - CAP as usize, "{statuses:?}");
+    let sizes = batches(&app, program).await;
+    assert_eq!(sizes.iter().sum::<i64>(), i64::from(CAP));
+    assert!(sizes.iter().any(|n| *n > 1), "a batch admitted several: {sizes:?}");
+    let (queue, hour): (i32, i64) = {
+        let r = app
+            .row(
+                "SELECT queue_count, (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1) \
+                 FROM programs WHERE id = $1",
+                &[&program],
+            )
+            .await;
+        (r.get(0), r.get(1))
+    };
+    assert_eq!((queue, hour), (CAP, i64::from(CAP)));
+    assert_chains_verify(&app);
+}

@@ -1,0 +1,195 @@
+//! The stumbles of issue 27, each with its assertion: the signup form as the owner's page
+//! (its title as heading and document title, the notice once, no Vestibule menu, an email
+//! field that keeps what is typed), the applicant's `/redeem` and `/me`, and the console's
+//! header, dashboard, tabs, overview and entry page, at the widths where they stumbled.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::browser::Browser;
+use crate::flows::sign_in;
+use crate::stack::{in_browser, Stack};
+
+const OWNER: &str = "sam.stumble@example.com";
+const APPLICANT: &str = "ivy.applicant@example.com";
+const SLUG: &str = "lumen-beta";
+const TITLE: &str = "Lumen beta";
+const SECOND: &str = "otto.second@example.com";
+const PITCH: &str = "A calmer inbox, a week before everyone else.";
+
+async fn js(b: &Browser, script: &str) -> Value {
+    b.driver.execute(script, Vec::new()).await.expect("script runs").json().clone()
+}
+
+/// A program as `Stack::open_program` makes it, without proof of work (the tests sign up
+/// through the API, which solves no challenge).
+async fn program(stack: &Stack) -> (crate::common::clerk::User, String) {
+    let (owner, workspace) = stack.owner(OWNER).await;
+    let id = stack.open_program(&owner, workspace, SLUG, "Welcome.").await;
+    let current = stack.call(&owner, Method::GET, &format!("/api/owner/programs/{id}"), Value::Null).await;
+    let patch = json!({"expectedRevision": current["revision"], "proofOfWork": "off"});
+    stack.call(&owner, Method::PATCH, &format!("/api/owner/programs/{id}"), patch).await;
+    (owner, id)
+}
+
+async fn width(b: &Browser, px: u32) {
+    b.driver.set_window_rect(0, 0, px, 900).await.expect("resize");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_signup_form_is_the_owners_page() {
+    in_browser(|stack, b| Box::pin(form(stack, b))).await;
+}
+
+async fn form(stack: &Stack, b: &Browser) {
+    let (owner, workspace) = stack.owner(OWNER).await;
+    let id = stack.open_program(&owner, workspace, SLUG, "Welcome.").await;
+    let current = stack.call(&owner, Method::GET, &format!("/api/owner/programs/{id}"), Value::Null).await;
+    let patch = json!({"expectedRevision": current["revision"], "title": TITLE, "description": PITCH});
+    stack.call(&owner, Method::PATCH, &format!("/api/owner/programs/{id}"), patch).await;
+    let purpose = current["purpose"].as_str().unwrap().to_owned();
+
+    b.open(&format!("/waitlist/{SLUG}")).await;
+    b.wait_text(PITCH).await;
+    b.element("#signup-email").await;
+    assert_eq!(b.element("main h1").await.text().await.unwrap(), TITLE, "the heading is the program's title");
+    assert_eq!(js(b, "return document.title").await, TITLE);
+    assert_eq!(b.count(".site-header").await, 0, "Vestibule's menu is not the form's header");
+    assert_eq!(b.count("#first-paint").await, 0, "the server's first paint gave way to the page");
+    b.click_summary("Read the full notice (version 1)").await;
+    b.wait_text("lists@example.com").await;
+    assert_eq!(b.text().await.matches(&purpose).count(), 1, "the purpose shows once, even with the full notice open");
+
+    // A space typed in the middle stays where it was typed (the value is never written
+    // back while typing).
+    let field = b.element("#signup-email").await;
+    field.send_keys("john ").await.unwrap();
+    field.send_keys("@gmail.com").await.unwrap();
+    assert_eq!(field.prop("value").await.unwrap().as_deref(), Some("john @gmail.com"));
+    b.wait_text("The address").await;
+    b.check_page("waitlist-titled").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_applicants_pages_say_which_account_and_keep_erase_apart() {
+    in_browser(|stack, b| Box::pin(applicant(stack, b))).await;
+}
+
+async fn applicant(stack: &Stack, b: &Browser) {
+    program(stack).await;
+    stack.signup(SLUG, APPLICANT).await;
+
+    b.open("/redeem").await;
+    b.wait_text("Sign in with the account of the email address the invitation was sent to").await;
+
+    sign_in(b, APPLICANT, "/redeem", false).await;
+    let field = b.element("#redeem-code").await.rect().await.unwrap();
+    let switch = b.element(".switch-account").await.rect().await.unwrap();
+    assert!(switch.y > field.y, "\"Use a different account\" comes after the code field");
+
+    b.open("/me").await;
+    b.wait_text("Erase my entry").await;
+    width(b, 390).await;
+    let gap = js(
+        b,
+        "const [leave, erase] = ['Leave this waitlist', 'Erase my entry'].map(t => \
+         [...document.querySelectorAll('button')].find(x => x.textContent.trim() === t).getBoundingClientRect()); \
+         return Math.max(erase.top - leave.bottom, leave.top - erase.bottom, erase.left - leave.right)",
+    )
+    .await;
+    assert!(gap.as_f64().unwrap() >= 16.0, "leaving and erasing are apart: {gap}");
+    width(b, 1280).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_pages_read_as_the_owners_tools() {
+    in_browser(|stack, b| Box::pin(console(stack, b))).await;
+}
+
+async fn console(stack: &Stack, b: &Browser) {
+    let (_, id) = program(stack).await;
+    stack.signup(SLUG, APPLICANT).await;
+    stack.signup(SLUG, SECOND).await;
+    sign_in(b, OWNER, "/owner", false).await;
+
+    // The dashboard (the checklist's title step is checked by journey.rs): figures are
+    // numbers, not underlined links; one program fills the row.
+    b.wait_text(SLUG).await;
+    let underline = js(b, "return getComputedStyle(document.querySelector('.figures a')).textDecorationLine").await;
+    assert_eq!(underline, "none");
+    let share = js(b, "return document.querySelector('.program-card').getBoundingClientRect().width / document.querySelector('.program-list').getBoundingClientRect().width").await;
+    assert!(share.as_f64().unwrap() > 0.9, "one program fills the row: {share}");
+    // The console's header has the console's links, not an applicant's.
+    let header = b.element(".site-header").await.text().await.unwrap();
+    assert!(!header.contains("My waitlists") && !header.contains("Redeem a code"), "{header}");
+    width(b, 390).await;
+    let height = js(b, "return document.querySelector('.site-header').getBoundingClientRect().height").await;
+    assert!(height.as_f64().unwrap() <= 110.0, "the header on a phone is compact: {height} px");
+
+    // Every program tab stays on screen on a phone.
+    b.open(&format!("/owner/programs/{id}")).await;
+    b.wait_text("Settings").await;
+    let off = js(
+        b,
+        "return [...document.querySelectorAll('.tabs a')].filter(a => a.getBoundingClientRect().right > innerWidth).map(a => a.textContent)",
+    )
+    .await;
+    assert_eq!(off, json!([]), "tabs off-screen at 390 px");
+    width(b, 1280).await;
+
+    // The overview: settings folded under their names (the untitled program's title
+    // unfolded), the Clerk fields typed and full height, in the owner's words.
+    let folded = js(b, "return [...document.querySelectorAll('details.fold')].map(d => [d.querySelector('summary').textContent, d.open])").await;
+    assert_eq!(
+        folded,
+        json!([
+            ["Title and description", true],
+            ["Caps", false],
+            ["Embedding and bot protection", false],
+            ["On grant, in Clerk", false]
+        ])
+    );
+    b.click_summary("On grant, in Clerk").await;
+    let field = b.element("#clerk-org").await;
+    assert_eq!(field.attr("type").await.unwrap().as_deref(), Some("text"));
+    assert!(field.rect().await.unwrap().height >= 40.0, "the Clerk field is full height");
+    let label = b.element("label[for='clerk-metadata']").await.text().await.unwrap();
+    assert!(!label.contains("metadata"), "{label}");
+
+    // The queue on a phone: the rows start within the first screen; the pager says of how many.
+    b.click_link("Queue").await;
+    b.wait_text(APPLICANT).await;
+    b.wait_text("Page 1 of 1").await;
+    width(b, 390).await;
+    let top =
+        js(b, "return document.querySelector('table.queue tbody tr').getBoundingClientRect().top + scrollY").await;
+    // It started about 1,250 px down before issue 27 (four cards above it).
+    assert!(top.as_f64().unwrap() < 1100.0, "the first row at 390 px starts {top} px down");
+    width(b, 1280).await;
+
+    // The entry: selecting comes first; declining below it, lighter; erasing on its own.
+    b.click_link(APPLICANT).await;
+    b.wait_text("Decline or withdraw").await;
+    assert_eq!(b.count(".saying-no #entry-decline").await, 1);
+    assert_eq!(b.count(".danger-zone #entry-erase").await, 1);
+    let select = b.element("#entry-select").await.rect().await.unwrap();
+    let decline = b.element("#entry-decline").await.rect().await.unwrap();
+    assert!(select.y < decline.y, "select comes before decline");
+    let decline_button = js(b, "return document.querySelector('.saying-no button[type=submit]').className").await;
+    assert_eq!(decline_button, "secondary", "declining is not styled like erasing");
+    b.check_page("entry-decisions").await;
+
+    // From one entry to the next of the queue page, and back.
+    let (forward, back) = if b.text().await.contains("Next entry →") {
+        ("Next entry →", "← Previous entry")
+    } else {
+        ("← Previous entry", "Next entry →")
+    };
+    b.click_link(forward).await;
+    b.wait_text(SECOND).await;
+    assert_eq!(b.element("main h1").await.text().await.unwrap(), SECOND);
+    b.click_link(back).await;
+    b.wait_text(APPLICANT).await;
+    assert_eq!(b.element("main h1").await.text().await.unwrap(), APPLICANT);
+}
