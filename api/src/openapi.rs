@@ -76,6 +76,7 @@ pub fn publish(mut doc: Document) {
         crate::http::methods::learn(&doc);
         EdgeAnswers.modify(&mut doc);
         let mut json: serde_json::Value = serde_json::to_value(&doc).expect("the OpenAPI document serializes");
+        add_links(&mut json);
         json["webhooks"] = webhooks();
         json.to_string()
     });
@@ -157,6 +158,101 @@ impl Modify for EdgeAnswers {
                     add_edge_answers(operation, method != HttpMethod::Get, under_api);
                 }
             }
+        }
+    }
+}
+
+/// The OpenAPI `links` from each create to what acts on the object it created: where the
+/// new object's id goes in the next call (`$response.body#/…`) and which path parameters
+/// stay those of the creating request (`$request.path.…`). Clients (and Schemathesis's
+/// stateful phase) follow them to chain calls. One row per creating answer:
+/// (operation id, status, where the new id is, the id's path parameter, the targets).
+const LINKS: &[(&str, &str, &str, &str, &[&str])] = &[
+    (
+        "createProgram",
+        "201",
+        "/id",
+        "id",
+        &[
+            "getProgram",
+            "updateProgram",
+            "getProgramStats",
+            "listEntries",
+            "getContent",
+            "putContent",
+            "publishNotice",
+            "createCohortCode",
+            "listCohortCodes",
+            "openDraw",
+            "listDraws",
+            "listEvents",
+            "getAuditCheckpoint",
+        ],
+    ),
+    ("createCohortCode", "201", "/cohortCode/id", "codeId", &["getCohortCode", "revokeCohortCode"]),
+    (
+        "createWebhook",
+        "201",
+        "/webhook/id",
+        "webhookId",
+        &[
+            "updateWebhook",
+            "deleteWebhook",
+            "rotateWebhookSecret",
+            "listWebhookDeliveries",
+            "testWebhook",
+            "recoverWebhook",
+        ],
+    ),
+    ("createApiKey", "201", "/apiKey/id", "keyId", &["revokeApiKey"]),
+    ("issueInvitation", "201", "/invitation/id", "id", &["recordDelivery", "revokeInvitation"]),
+    ("openDraw", "201", "/drawId", "drawId", &["getDrawRecord", "runDraw", "cancelDraw"]),
+];
+
+/// Adds [`LINKS`] to the creating answers. A target's other path parameters come from the
+/// creating request's path (a program's or workspace's `id`). Written into the JSON rather
+/// than with `utoipa::openapi::link::Link`, which serializes its fields in snake case
+/// (`operation_id`) instead of the specification's `operationId` (utoipa 5.5).
+fn add_links(doc: &mut serde_json::Value) {
+    const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+    let names = |path: &str| -> Vec<String> {
+        path.split('/')
+            .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+            .map(str::to_owned)
+            .collect()
+    };
+    let mut paths: std::collections::HashMap<String, (String, String)> = Default::default();
+    for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+        for method in METHODS {
+            if let Some(id) = item[method]["operationId"].as_str() {
+                paths.insert(id.to_owned(), (path.clone(), method.to_owned()));
+            }
+        }
+    }
+    for &(source, status, pointer, param, targets) in LINKS {
+        let Some((source_path, method)) = paths.get(source) else { continue };
+        let source_params = names(source_path);
+        let mut links = serde_json::Map::new();
+        for target in targets {
+            let Some((target_path, _)) = paths.get(*target) else { continue };
+            let mut parameters = serde_json::Map::new();
+            for name in names(target_path) {
+                if name == param {
+                    parameters.insert(name, format!("$response.body#{pointer}").into());
+                } else if source_params.contains(&name) {
+                    parameters.insert(name.clone(), format!("$request.path.{name}").into());
+                }
+            }
+            let mut name = target.to_string();
+            name[..1].make_ascii_uppercase();
+            links.insert(name, serde_json::json!({ "operationId": target, "parameters": parameters }));
+        }
+        let response = doc.pointer_mut(&format!(
+            "/paths/{}/{method}/responses/{status}",
+            source_path.replace('~', "~0").replace('/', "~1")
+        ));
+        if let Some(serde_json::Value::Object(response)) = response {
+            response.insert("links".to_owned(), links.into());
         }
     }
 }

@@ -58,6 +58,7 @@ pub struct PublicProgram {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", schema(example = json!({"requestKey": "0b6f3f4e-8a4c-4f57-9d2e-5d3c1a7e9b21", "email": "ada@example.com", "noticeVersion": 1, "permission": true})))]
 pub struct SignupRequest {
     pub request_key: Uuid,
     #[cfg_attr(feature = "openapi", schema(min_length = 3, max_length = 254))]
@@ -343,6 +344,7 @@ pub struct Program {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", schema(example = json!({"purpose": "Early access to the beta", "contactText": "We write once, when your invitation is ready.", "retentionText": "Twelve months after the program closes."})))]
 pub struct PublishNoticeRequest {
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 1000))]
     pub purpose: String,

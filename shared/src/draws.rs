@@ -62,6 +62,7 @@ pub const CANCEL_CLOSED_LATE: &str = "closed_late";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", schema(example = json!({"reasonCode": "opened_in_error"})))]
 pub struct CancelDrawRequest {
     /// One of `opened_in_error`, `seats_unavailable`, `owner_discretion`.
     pub reason_code: String,

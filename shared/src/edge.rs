@@ -50,6 +50,7 @@ pub const DECLINE_FLAGGED_MAX: i32 = 1000;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", schema(example = json!({"flag": "disposable_domain", "count": 10, "reasonCode": "not_eligible"})))]
 pub struct DeclineFlaggedRequest {
     pub flag: EntryFlag,
     /// 1–[`DECLINE_FLAGGED_MAX`].

@@ -174,6 +174,7 @@ impl SignatureScheme {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", schema(example = json!({"url": "https://hooks.example.com/vestibule", "events": ["entry.created", "entry.selected"]})))]
 pub struct CreateWebhookRequest {
     /// `https://…` (production refuses loopback, private and link-local targets).
     #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
@@ -301,6 +302,7 @@ impl ApiKeyScope {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", schema(example = json!({"name": "Reporting", "scopes": ["access:read", "entries:read"]})))]
 pub struct CreateApiKeyRequest {
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 80))]
     pub name: String,

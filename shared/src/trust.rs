@@ -38,6 +38,7 @@ pub const ERASE_REASONS: &[&str] = &["applicant_request", "consent_withdrawn", "
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", schema(example = json!({"reasonCode": "applicant_request"})))]
 pub struct EraseRequest {
     /// One of [`ERASE_REASONS`].
     pub reason_code: String,

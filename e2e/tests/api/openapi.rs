@@ -202,3 +202,75 @@ async fn the_queue_code_filter_is_documented_with_its_values_wherever_it_is_take
     let search = &doc["components"]["schemas"]["EntrySearch"]["properties"]["invitation"];
     assert_eq!(enum_in(&doc, search), Some(values));
 }
+
+/// The path parameters of a path template, in order.
+fn path_parameters(path: &str) -> Vec<&str> {
+    path.split('/').filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}'))).collect()
+}
+
+/// Creating answers carry OpenAPI `links` to the operations that act on what they created
+/// (issue 30 item 3: what Schemathesis's stateful phase follows): each names a documented
+/// operation and fills exactly its path parameters from the answer's body or the request's
+/// path; and following one from a real create reaches the created object.
+#[tokio::test]
+async fn creating_answers_link_to_the_operations_on_what_they_created() {
+    let app = TestApp::spawn().await;
+    let doc = app.get("/api/openapi.json", None).await.json();
+    let mut by_id = std::collections::HashMap::new();
+    for (method, path) in operations(&doc) {
+        if let Some(id) = doc["paths"][&path][method.to_lowercase()]["operationId"].as_str() {
+            by_id.insert(id.to_owned(), path);
+        }
+    }
+    let mut sources = BTreeSet::new();
+    for (method, path) in operations(&doc) {
+        let op = &doc["paths"][&path][method.to_lowercase()];
+        for (status, response) in op["responses"].as_object().into_iter().flatten() {
+            for (name, link) in response["links"].as_object().into_iter().flatten() {
+                sources.insert(op["operationId"].as_str().unwrap().to_owned());
+                assert!(status.starts_with('2'), "{method} {path} {status}: {name}");
+                let target = link["operationId"].as_str().unwrap_or_else(|| panic!("{name}: no operationId: {link}"));
+                let target_path = by_id.get(target).unwrap_or_else(|| panic!("{name}: {target} is not documented"));
+                let given: BTreeSet<&str> =
+                    link["parameters"].as_object().unwrap().keys().map(String::as_str).collect();
+                let wanted: BTreeSet<&str> = path_parameters(target_path).into_iter().collect();
+                assert_eq!(given, wanted, "{method} {path} → {target}");
+                for value in link["parameters"].as_object().unwrap().values() {
+                    let value = value.as_str().unwrap();
+                    let from_path =
+                        value.strip_prefix("$request.path.").is_some_and(|p| path_parameters(&path).contains(&p));
+                    assert!(from_path || value.starts_with("$response.body#/"), "{name}: {value}");
+                }
+            }
+        }
+    }
+    for source in ["createProgram", "createCohortCode", "createWebhook", "createApiKey", "issueInvitation", "openDraw"]
+    {
+        assert!(sources.contains(source), "{source} links nowhere");
+    }
+
+    // Follow createWebhook → listWebhookDeliveries from a real create.
+    let (owner, ws) = app.owner("links@example.com").await;
+    let created = owner
+        .try_create_webhook(
+            ws,
+            &serde_json::json!({"url": "https://hooks.example.com/links", "events": ["entry.created"]}),
+        )
+        .await;
+    created.assert(201);
+    let link = &doc["paths"]["/api/owner/workspaces/{id}/webhooks"]["post"]["responses"]["201"]["links"]
+        ["ListWebhookDeliveries"];
+    let mut target = by_id["listWebhookDeliveries"].clone();
+    for (name, value) in link["parameters"].as_object().unwrap() {
+        let value = value.as_str().unwrap();
+        let resolved = match value.strip_prefix("$response.body#") {
+            Some(pointer) => created.json().pointer(pointer).unwrap().as_str().unwrap().to_owned(),
+            None => {
+                assert_eq!(value, "$request.path.id");
+                ws.to_string()
+            }
+        };
+        target = target.replace(&format!("{{{name}}}"), &resolved);
+    }
+    owner.get(&target).await.assert(200);
+}
