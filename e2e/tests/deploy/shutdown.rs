@@ -21,11 +21,15 @@ async fn sigterm_mid_load_refuses_new_connections_finishes_those_in_flight_and_l
     let load = Load::start(8, &url, "https://waitlist.example.com", "drain");
     load.wait_for("40 admissions", Duration::from_secs(60), |l| l.accepted() >= 40).await;
 
-    // Hold the program row until every client's signup is queued on its lock: SIGTERM
-    // then arrives while eight requests are certainly being served (and no connection is
-    // idle between two requests).
+    // Hold the program row until every client's signup waits behind it: SIGTERM then
+    // arrives while eight requests are being served (and no connection is idle between
+    // two requests). With group admission (issue 28) one batch waits on the lock in the
+    // database and the other signups gather in the instance behind it; no answer can come
+    // while the row is held, and each closed-loop client sends its next request as soon as
+    // it reads an answer, so a second after the batch queues all eight are in flight.
     let holder = LockHolder::lock(&app.db_url, "programs", program).await;
-    holder.wait_for_waiters(8).await;
+    holder.wait_for_waiters(1).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let accepted_before = load.accepted();
     instance.terminate();
 
