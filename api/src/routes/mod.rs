@@ -27,3 +27,21 @@ pub fn api(cfg: &mut ServiceConfig) {
     v1::configure(cfg);
     hooks::configure(cfg);
 }
+
+/// The gate of a new signup, the public form's and the account join's alike: the same
+/// address counter, read from the client's address behind the trusted proxies, and the
+/// request's meter, which `http::rate_limit` turns into the RateLimit fields.
+pub(crate) fn signup_gate<'a>(
+    state: &'a crate::state::AppState,
+    req: &actix_web::HttpRequest,
+    meter: &'a crate::usecases::metering::Meter,
+) -> crate::usecases::admission::Gate<'a> {
+    use actix_web::HttpMessage;
+    req.extensions_mut().insert(meter.clone());
+    crate::usecases::admission::Gate {
+        key: &state.settings.hmac_key,
+        per_minute: state.settings.signup_rate_per_minute,
+        client: crate::http::client_addr::client_addr(req, &state.settings.trusted_proxies),
+        meter,
+    }
+}

@@ -5,16 +5,15 @@
 //! address vouched for, which the entry records. Programs with `joinWith: "account"`
 //! take only this; the others take it too (a verified address is never worse).
 
-use crate::http::client_addr::client_addr;
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::identity::VerifiedUser;
 use crate::routes::views;
 use crate::state::AppState;
-use crate::usecases::admission::{self, Gate, NewSignup};
+use crate::usecases::admission::{self, NewSignup};
 use crate::usecases::metering::Meter;
 use crate::usecases::recipient;
-use actix_web::{get, post, web, HttpMessage, HttpRequest, HttpResponse};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use shared::api::{OwnWaitlistStatus, SignupRequest, SignupResponse, WithdrawResponse};
 use shared::{EmailKey, EntryState, ErrorCode, Slug, SourceRef};
 
@@ -84,13 +83,7 @@ async fn join(
     let signup = AccountJoin(body.into_inner()).signup(&user)?;
     // The same address counter as the public form, so the same RateLimit fields.
     let meter = Meter::default();
-    req.extensions_mut().insert(meter.clone());
-    let gate = Gate {
-        key: &state.settings.hmac_key,
-        per_minute: state.settings.signup_rate_per_minute,
-        client: client_addr(&req, &state.settings.trusted_proxies),
-        meter: &meter,
-    };
+    let gate = crate::routes::signup_gate(&state, &req, &meter);
     admission::sign_up(&state.pool, &state.admitter, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))
 }

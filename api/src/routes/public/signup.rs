@@ -2,13 +2,12 @@
 //! [`NewSignup`] at the edge (nothing is written for a bad one); the admission is
 //! `usecases::admission`. Every accepted outcome is the same `202 {"status":"received"}`.
 
-use crate::http::client_addr::client_addr;
 use crate::http::error::Result;
 use crate::http::ApiError;
 use crate::state::AppState;
-use crate::usecases::admission::{self, Gate, NewSignup};
+use crate::usecases::admission::{self, NewSignup};
 use crate::usecases::metering::Meter;
-use actix_web::{post, web, HttpMessage, HttpRequest, HttpResponse};
+use actix_web::{post, web, HttpRequest, HttpResponse};
 use shared::api::{SignupRequest, SignupResponse};
 use shared::{EmailKey, ErrorCode, Slug, SourceRef};
 
@@ -46,13 +45,7 @@ async fn signup(
 ) -> Result<HttpResponse> {
     let signup = NewSignup::try_from(body.into_inner())?;
     let meter = Meter::default();
-    req.extensions_mut().insert(meter.clone());
-    let gate = Gate {
-        key: &state.settings.hmac_key,
-        per_minute: state.settings.signup_rate_per_minute,
-        client: client_addr(&req, &state.settings.trusted_proxies),
-        meter: &meter,
-    };
+    let gate = crate::routes::signup_gate(&state, &req, &meter);
     admission::sign_up(&state.pool, &state.admitter, gate, slug.as_str(), &signup).await?;
     Ok(HttpResponse::Accepted().json(SignupResponse { status: "received".to_owned() }))
 }
