@@ -162,12 +162,16 @@ pub struct RedeemRequest {
     /// Cohort codes only: the ticked box; must be `true` with `noticeVersion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission: Option<bool>,
+    /// Cohort codes only, with `noticeVersion`: the answers to that notice's questions,
+    /// checked as on the waitlist form (a bad answer is 400 `invalid_answer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<crate::questions::Answers>,
 }
 
 impl RedeemRequest {
     /// A request with the code alone (an invitation, or a cohort code's first step).
     pub fn code(code: impl Into<String>) -> Self {
-        RedeemRequest { code: code.into(), notice_version: None, permission: None }
+        RedeemRequest { code: code.into(), notice_version: None, permission: None, answers: None }
     }
 }
 

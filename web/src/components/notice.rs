@@ -1,8 +1,11 @@
-//! The notice an applicant agrees to: purpose, contact text and retention text, shown
-//! exactly as published (whitespace kept, escaped). Used by the public form, the owner's
-//! publishing preview and an entry's notice snapshot.
+//! The notice an applicant agrees to: purpose, contact text, retention text and the
+//! questions it asks (issue 31: they are part of the notice version), shown exactly as
+//! published (whitespace kept, escaped). Used by the public form's full notice, the
+//! owner's current notice and publishing preview, an entry's notice snapshot and a cohort
+//! code's notice.
 
 use leptos::prelude::*;
+use shared::questions::Question;
 
 use crate::components::text::time;
 
@@ -18,7 +21,20 @@ pub fn NoticeView(
     /// The purpose is shown just above (the public form's compact notice): not twice.
     #[prop(optional)]
     purpose_above: bool,
+    /// The questions this notice version asks (none: the section is left out).
+    #[prop(optional, into)]
+    questions: MaybeProp<Vec<Question>>,
 ) -> impl IntoView {
+    let asked = move || {
+        let questions = questions.get().unwrap_or_default();
+        (!questions.is_empty()).then(|| {
+            let items = questions.into_iter().map(|q| view! { <li>{question_line(&q)}</li> }).collect_view();
+            view! {
+                <h3>"Questions it asks"</h3>
+                <ul class="notice-questions">{items}</ul>
+            }
+        })
+    };
     let meta = published.map(|(version, at)| {
         view! { <p class="muted small">{format!("Version {version}, published {}", time(&at))}</p> }
     });
@@ -34,6 +50,22 @@ pub fn NoticeView(
             <p class="exact">{move || contact_text.get()}</p>
             <h3>"How long your address is kept"</h3>
             <p class="exact">{move || retention_text.get()}</p>
+            {asked}
         </section>
     }
+}
+
+/// One question as the notice lists it: its label, kind, whether it must be answered and,
+/// for choices, the choices.
+fn question_line(q: &Question) -> String {
+    let mut line = format!(
+        "{} ({}{})",
+        q.label,
+        q.kind.title().to_lowercase(),
+        if q.required { ", required" } else { ", optional" }
+    );
+    if !q.choices().is_empty() {
+        line.push_str(&format!(": {}", q.choices().join(" · ")));
+    }
+    line
 }

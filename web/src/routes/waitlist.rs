@@ -285,7 +285,7 @@ fn FormBody(
             <Warning><p>"This waitlist is not taking sign-ups right now. Please check back later."</p></Warning>
         }
     });
-    let Notice { purpose, contact_text, retention_text, .. } = notice;
+    let Notice { purpose, contact_text, retention_text, questions, .. } = notice;
     view! {
         {closed}
         <form class="card form" method="post" novalidate on:submit=submit>
@@ -310,7 +310,7 @@ fn FormBody(
                 <p class="exact">{purpose.clone()}</p>
                 <details class="notice-full">
                     <summary>{format!("Read the full notice (version {})", published.0)}</summary>
-                    <NoticeView purpose contact_text retention_text published purpose_above=true/>
+                    <NoticeView purpose contact_text retention_text published purpose_above=true questions/>
                 </details>
             </section>
             <div class="check">

@@ -117,7 +117,7 @@ fn EntryView(
         <Actions e=e.clone() p=p.clone() feedback reload on_issued/>
         <Invitations e=e.clone() code reload/>
         <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text
-            published=(notice.version, notice.published_at) heading="Notice agreed to"/>
+            published=(notice.version, notice.published_at) heading="Notice agreed to" questions=notice.questions/>
         <section class="card">
             <h2>"History, newest first"</h2>
             <FilteredEvents events=e.events/>
