@@ -181,7 +181,6 @@ async fn questions_journey(stack: &Stack, b: &Browser) {
     sign_in(b, NEWCOMER, "/redeem", false).await;
     b.fill("#redeem-code", &code).await;
     b.click_button("Redeem").await;
-    b.wait_text("Questions it asks").await;
     b.wait_text("Your company (short text, required)").await;
     b.tick("#cohort-permission").await;
     let accept = b.element("form:has(#cohort-permission) button[type=submit]").await;

@@ -5,7 +5,7 @@
 //! code's notice.
 
 use leptos::prelude::*;
-use shared::questions::Question;
+use shared::questions::{Question, QuestionKind};
 
 use crate::components::text::time;
 
@@ -58,12 +58,17 @@ pub fn NoticeView(
 /// One question as the notice lists it: its label, kind, whether it must be answered and,
 /// for choices, the choices.
 fn question_line(q: &Question) -> String {
-    let mut line = format!(
-        "{} ({}{})",
-        q.label,
-        q.kind.title().to_lowercase(),
-        if q.required { ", required" } else { ", optional" }
-    );
+    // Written out rather than `title().to_lowercase()`: Unicode's case tables would cost
+    // the public bundle several KiB.
+    let kind = match q.kind {
+        QuestionKind::ShortText => "short text",
+        QuestionKind::LongText => "long text",
+        QuestionKind::OneChoice => "one choice",
+        QuestionKind::ManyChoices => "several choices",
+        QuestionKind::Url => "web address",
+    };
+    let need = if q.required { "required" } else { "optional" };
+    let mut line = format!("{} ({kind}, {need})", q.label);
     if !q.choices().is_empty() {
         line.push_str(&format!(": {}", q.choices().join(" · ")));
     }
