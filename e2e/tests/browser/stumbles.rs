@@ -1,7 +1,9 @@
 //! The stumbles of issue 27, each with its assertion: the signup form as the owner's page
 //! (its title as heading and document title, the notice once, no Vestibule menu, an email
 //! field that keeps what is typed), the applicant's `/redeem` and `/me`, and the console's
-//! header, dashboard, tabs, overview and entry page, at the widths where they stumbled.
+//! header, dashboard, tabs, overview, queue (its first row on a phone's first screen, the
+//! filters folded) and entry page, at the widths where they stumbled; and a code not marked
+//! sent, which the console makes hard to forget.
 
 use reqwest::Method;
 use serde_json::{json, Value};
