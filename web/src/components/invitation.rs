@@ -175,13 +175,13 @@ pub fn not_marked_sent(n: i64) -> String {
 /// way to record them (the queue, filtered to them, where each row has "Record sent").
 #[component]
 pub fn UnsentNotice(program_id: Uuid, slug: String, n: i64) -> impl IntoView {
+    // The link's name adds the program's, so links that read the same go to one place.
+    let text = if n == 1 { "Record that you sent it" } else { "Record that you sent them" };
     view! {
         <div class="alert alert-warn unsent-notice">
             <p><strong>{not_marked_sent(n)}</strong></p>
             <A href=format!("/owner/programs/{program_id}/queue?invitation=unsent")
-                attr:aria-label=format!("Record the codes not marked sent in {slug}")>
-                {if n == 1 { "Record that you sent it" } else { "Record that you sent them" }}
-            </A>
+                attr:aria-label=format!("{text} in {slug}")>{text}</A>
         </div>
     }
 }
