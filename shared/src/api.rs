@@ -394,8 +394,8 @@ pub struct EntrySummary {
     pub verified_at_join: Option<Timestamp>,
 }
 
-/// What the queue shows of an entry's issued invitation: when it expires and whether the
-/// owner recorded sending it.
+/// What the queue shows of an entry's issued invitation: when it expires, whether the
+/// owner recorded sending it, and when it was issued (its lifetime, for "expires soon").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -403,6 +403,8 @@ pub struct QueuedInvitation {
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
     pub sent: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub issued_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
