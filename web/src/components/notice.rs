@@ -3,8 +3,7 @@
 //! publishing preview and an entry's notice snapshot.
 
 use leptos::prelude::*;
-
-use crate::components::text::time;
+use shared::signup_form as words;
 
 #[component]
 pub fn NoticeView(
@@ -14,13 +13,13 @@ pub fn NoticeView(
     /// Version and publication time, when the notice is published.
     #[prop(optional)]
     published: Option<(i32, String)>,
-    #[prop(default = "Notice")] heading: &'static str,
+    #[prop(default = words::FULL_NOTICE_HEADING)] heading: &'static str,
     /// The purpose is shown just above (the public form's compact notice): not twice.
     #[prop(optional)]
     purpose_above: bool,
 ) -> impl IntoView {
     let meta = published.map(|(version, at)| {
-        view! { <p class="muted small">{format!("Version {version}, published {}", time(&at))}</p> }
+        view! { <p class="muted small">{words::published_line(version, &at)}</p> }
     });
     view! {
         <section class="notice" aria-label=heading>
@@ -30,9 +29,9 @@ pub fn NoticeView(
                 <h3>"Purpose"</h3>
                 <p class="exact">{move || purpose.get()}</p>
             })}
-            <h3>"Contact"</h3>
+            <h3>{words::CONTACT_HEADING}</h3>
             <p class="exact">{move || contact_text.get()}</p>
-            <h3>"How long your address is kept"</h3>
+            <h3>{words::RETENTION_HEADING}</h3>
             <p class="exact">{move || retention_text.get()}</p>
         </section>
     }
