@@ -162,12 +162,16 @@ pub struct RedeemRequest {
     /// Cohort codes only: the ticked box; must be `true` with `noticeVersion`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission: Option<bool>,
+    /// Cohort codes only, with `noticeVersion`: the answers to that notice's questions,
+    /// checked as on the waitlist form (a bad answer is 400 `invalid_answer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<crate::questions::Answers>,
 }
 
 impl RedeemRequest {
     /// A request with the code alone (an invitation, or a cohort code's first step).
     pub fn code(code: impl Into<String>) -> Self {
-        RedeemRequest { code: code.into(), notice_version: None, permission: None }
+        RedeemRequest { code: code.into(), notice_version: None, permission: None, answers: None }
     }
 }
 
@@ -390,8 +394,8 @@ pub struct EntrySummary {
     pub verified_at_join: Option<Timestamp>,
 }
 
-/// What the queue shows of an entry's issued invitation: when it expires and whether the
-/// owner recorded sending it.
+/// What the queue shows of an entry's issued invitation: when it expires, whether the
+/// owner recorded sending it, and when it was issued (its lifetime, for "expires soon").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -399,6 +403,8 @@ pub struct QueuedInvitation {
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
     pub sent: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub issued_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,6 +5,8 @@
 //! takes its place without moving anything). If these words differed between the two, the
 //! form would change size as the app starts.
 
+use crate::questions::{Question, QuestionKind};
+
 /// The heading of a program without a title.
 pub const UNTITLED_HEADING: &str = "Join the waitlist";
 /// Before the slug of a program without a title.
@@ -19,6 +21,8 @@ pub const FULL_NOTICE_HEADING: &str = "Notice";
 pub const CONTACT_HEADING: &str = "Contact";
 pub const RETENTION_HEADING: &str = "How long your address is kept";
 pub const QUESTIONS_HEADING: &str = "A few questions";
+/// The full notice's list of its questions.
+pub const QUESTIONS_ASKED_HEADING: &str = "Questions it asks";
 /// The box the applicant ticks.
 pub const PERMISSION: &str =
     "I want to join this waitlist, and I agree that my email address is used and kept as the notice describes.";
@@ -40,6 +44,26 @@ pub fn full_notice_summary(version: i32) -> String {
 pub fn question_label(label: &str, required: bool) -> String {
     let need = if required { " (required)" } else { " (optional)" };
     format!("{label}{need}")
+}
+
+/// One question as the notice lists it: its label, kind, whether it must be answered and,
+/// for choices, the choices.
+pub fn question_line(q: &Question) -> String {
+    // Written out rather than `title().to_lowercase()`: Unicode's case tables would cost
+    // the public bundle several KiB.
+    let kind = match q.kind {
+        QuestionKind::ShortText => "short text",
+        QuestionKind::LongText => "long text",
+        QuestionKind::OneChoice => "one choice",
+        QuestionKind::ManyChoices => "several choices",
+        QuestionKind::Url => "web address",
+    };
+    let need = if q.required { "required" } else { "optional" };
+    let mut line = format!("{} ({kind}, {need})", q.label);
+    if !q.choices().is_empty() {
+        line.push_str(&format!(": {}", q.choices().join(" · ")));
+    }
+    line
 }
 
 /// `2026-01-02T13:45:07.123Z` → `2026-01-02 13:45 UTC` (the API speaks UTC); anything

@@ -144,11 +144,14 @@ pub struct CohortUse<'a> {
     pub notice_id: Uuid,
     pub clerk_user_id: &'a str,
     pub now: DateTime<Utc>,
+    /// The checked answers to the accepted notice's questions (`{}` for none).
+    pub answers: serde_json::Value,
 }
 
 /// One use: the entry (active, the notice accepted at `now`), the program's queue count,
-/// the grant, and the code's use count (guarded: `false` when it would pass `max_uses`,
-/// which the caller's lock already ruled out). Returns (entry, grant) ids.
+/// the grant, the code's use count (guarded: `false` when it would pass `max_uses`,
+/// which the caller's lock already ruled out), and the entry's answers with its address
+/// recorded as verified at `now` (V130's `entry_answers`). Returns (entry, grant) ids.
 pub async fn record_use(tx: &Transaction<'_>, u: &CohortUse<'_>) -> Result<Option<(Uuid, Uuid)>> {
     let stmt = tx
         .prepare_cached("UPDATE cohort_codes SET uses = uses + 1 WHERE id = $1 AND uses < max_uses RETURNING uses")
@@ -171,5 +174,11 @@ pub async fn record_use(tx: &Transaction<'_>, u: &CohortUse<'_>) -> Result<Optio
         )
         .await?;
     let grant: Uuid = tx.query_one(&stmt, &[&u.program_id, &entry, &u.code_id, &u.clerk_user_id, &u.now]).await?.get(0);
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO entry_answers (entry_id, program_id, answers, verified_at_join) VALUES ($1, $2, $3, $4)",
+        )
+        .await?;
+    tx.execute(&stmt, &[&entry, &u.program_id, &u.answers, &u.now]).await?;
     Ok(Some((entry, grant)))
 }

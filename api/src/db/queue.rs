@@ -50,8 +50,9 @@ pub struct EntryRow {
     pub created_at: DateTime<Utc>,
     pub notice_version: i32,
     pub permission_at: DateTime<Utc>,
-    /// The issued invitation, if any: when it expires and whether its delivery is recorded.
-    pub invitation: Option<(DateTime<Utc>, bool)>,
+    /// The issued invitation, if any: when it expires, whether its delivery is recorded
+    /// and when it was issued.
+    pub invitation: Option<QueuedInvite>,
     pub source_ref: Option<String>,
     pub disposable_domain: bool,
     pub duplicate_of: Option<Uuid>,
@@ -60,6 +61,15 @@ pub struct EntryRow {
     pub answers: Answers,
     /// When it joined signed in with a verified address.
     pub verified_at_join: Option<DateTime<Utc>>,
+}
+
+/// An entry's issued invitation as the queue shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct QueuedInvite {
+    pub expires_at: DateTime<Utc>,
+    /// Whether its delivery is recorded (only then can it be redeemed).
+    pub sent: bool,
+    pub issued_at: DateTime<Utc>,
 }
 
 /// An `entry_answers.answers` value: written only from checked answers.
@@ -82,9 +92,9 @@ impl EntryRow {
 
 const ENTRY_COLUMNS: &str = "e.id, e.email_key, e.state, e.created_at, n.version, e.permission_at, \
                              i.expires_at, i.delivery_recorded_at IS NOT NULL, e.source_ref, e.disposable_domain, \
-                             e.duplicate_of, coalesce(ea.answers, '{}'), ea.verified_at_join";
+                             e.duplicate_of, coalesce(ea.answers, '{}'), ea.verified_at_join, i.issued_at";
 /// How many columns [`ENTRY_COLUMNS`] names.
-const ENTRY_WIDTH: usize = 13;
+const ENTRY_WIDTH: usize = 14;
 /// An entry with its notice and its issued invitation (at most one: `one_issued_invite_per_entry`).
 const ENTRY_FROM: &str = "entries e JOIN notices n ON n.id = e.notice_id AND n.program_id = e.program_id \
                           LEFT JOIN invitations i ON i.entry_id = e.id AND i.state = 'issued' \
@@ -99,7 +109,11 @@ impl From<&Row> for EntryRow {
             created_at: r.get(3),
             notice_version: r.get(4),
             permission_at: r.get(5),
-            invitation: r.get::<_, Option<DateTime<Utc>>>(6).map(|at| (at, r.get(7))),
+            invitation: r.get::<_, Option<DateTime<Utc>>>(6).map(|expires_at| QueuedInvite {
+                expires_at,
+                sent: r.get(7),
+                issued_at: r.get(13),
+            }),
             source_ref: r.get(8),
             disposable_domain: r.get(9),
             duplicate_of: r.get(10),

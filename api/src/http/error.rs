@@ -231,6 +231,7 @@ impl From<RedeemError> for ApiError {
     fn from(e: RedeemError) -> Self {
         match e {
             RedeemError::Denied => ApiError::NotFound,
+            RedeemError::InvalidAnswer(e) => ApiError::InvalidAnswer(e.question().map(str::to_owned)),
             RedeemError::RateLimited { retry_after } => ApiError::TooManyRequests(Some(retry_after)),
             RedeemError::Identity(e) => e.into(),
             RedeemError::Db(e) => e.into(),

@@ -182,7 +182,7 @@ fn write_form(out: &mut String, program: &PublicProgram) {
         "<section class=\"notice compact\" aria-labelledby=\"{heading}\"><h3 id=\"{heading}\">{}</h3>\
          <p class=\"exact\">{}</p><details class=\"notice-full\"><summary>{}</summary>\
          <section class=\"notice\" aria-label=\"{full}\"><h2>{full}</h2><p class=\"muted small\">{}</p>\
-         <h3>{}</h3><p class=\"exact\">{}</p><h3>{}</h3><p class=\"exact\">{}</p></section></details></section>",
+         <h3>{}</h3><p class=\"exact\">{}</p><h3>{}</h3><p class=\"exact\">{}</p>{}</section></details></section>",
         escape(words::NOTICE_HEADING),
         escape(&notice.purpose),
         escape(&words::full_notice_summary(notice.version)),
@@ -191,6 +191,7 @@ fn write_form(out: &mut String, program: &PublicProgram) {
         escape(&notice.contact_text),
         escape(words::RETENTION_HEADING),
         escape(&notice.retention_text),
+        questions_asked(&notice.questions),
         full = escape(words::FULL_NOTICE_HEADING),
     ));
     let permission = id("signup-permission");
@@ -205,6 +206,15 @@ fn write_form(out: &mut String, program: &PublicProgram) {
         escape(words::SUBMIT),
         escape(blocked)
     ));
+}
+
+/// The full notice's list of its questions (`components::notice::NoticeView`), if any.
+fn questions_asked(questions: &[Question]) -> String {
+    if questions.is_empty() {
+        return String::new();
+    }
+    let items: String = questions.iter().map(|q| format!("<li>{}</li>", escape(&words::question_line(q)))).collect();
+    format!("<h3>{}</h3><ul class=\"notice-questions\">{items}</ul>", escape(words::QUESTIONS_ASKED_HEADING))
 }
 
 /// The notice's questions as `components::questions::QuestionFields` renders them.
@@ -399,6 +409,8 @@ mod tests {
             "<fieldset class=\"choices\"><legend>Role (required)</legend><div class=\"check\"><input id=\"fp-question-role-0\" type=\"radio\" disabled><label for=\"fp-question-role-0\">Dev</label></div>",
             "<label for=\"fp-question-role-1\">&lt;Ops&gt;</label>",
             "<p class=\"help\">Sign-ups are closed.</p>",
+            "<h3>Questions it asks</h3><ul class=\"notice-questions\"><li>Team &lt;size&gt; (short text, required)</li>",
+            "<li>Role (one choice, required): Dev · &lt;Ops&gt;</li></ul></section></details>",
         ] {
             assert!(main.contains(part), "{part} missing: {main}");
         }

@@ -121,7 +121,11 @@ pub fn entry_summary(e: EntryRow) -> api::EntrySummary {
         state: e.state,
         created_at: rfc3339(e.created_at),
         notice_version: e.notice_version,
-        invitation: e.invitation.map(|(at, sent)| api::QueuedInvitation { expires_at: rfc3339(at), sent }),
+        invitation: e.invitation.map(|i| api::QueuedInvitation {
+            expires_at: rfc3339(i.expires_at),
+            sent: i.sent,
+            issued_at: rfc3339(i.issued_at),
+        }),
         flags,
         duplicate_of: e.duplicate_of,
         source: e.source_ref,

@@ -7,6 +7,11 @@
 //! failure (`super::redemption`, the caller, turns it into its `Denied`; this module
 //! knows nothing of its caller). A usable code without acceptance of the current notice
 //! writes nothing and answers [`Redeemed::NoticeRequired`] with that notice.
+//! Questions (issue 31): a cohort code skips the queue, not the notice, so the answers to
+//! the accepted notice's questions are checked as on the waitlist form (a bad one is
+//! [`Refused::InvalidAnswer`], nothing written) and stored with the entry, which also
+//! records that its address was verified at join (it is one of the account's verified
+//! addresses, by the rule above).
 //!
 //! Locks: workspace `FOR KEY SHARE` → program `FOR UPDATE` → the caller's entry (none
 //! may exist) → the code `FOR UPDATE`; then the clock, and fresh reads of seats and the
@@ -25,6 +30,7 @@ use crate::db::{self, entries, invitations};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 use shared::cohort::CohortCodeState;
+use shared::questions::{check_answers, AnswerError, Answers};
 
 /// What a redemption ended with.
 #[derive(Debug)]
@@ -37,19 +43,30 @@ pub enum Redeemed {
 
 use_case_error! {
     /// Why a cohort redemption wrote nothing: `NotFound` for every reason the code does
-    /// not open the program for this user (the caller's one denial), or the database.
-    pub enum Refused {}
+    /// not open the program for this user (the caller's one denial), an answer that does
+    /// not fit the accepted notice's questions, or the database.
+    pub enum Refused {
+        #[error("invalid answer: {0}")]
+        InvalidAnswer(#[from] AnswerError),
+    }
+}
+
+/// What the user accepted: the notice version whose box they ticked, if they did, and
+/// their answers to its questions.
+#[derive(Debug, Clone, Copy)]
+pub struct Acceptance<'a> {
+    pub version: Option<i32>,
+    pub answers: &'a Answers,
 }
 
 /// Redeems the cohort code whose digest is `digest` for `user_id`, whose verified emails
-/// are `emails` (sorted; the first becomes the entry's). `accepted` is the notice version
-/// the user ticked the box for, if they did.
+/// are `emails` (sorted; the first becomes the entry's), with what they `accepted`.
 pub async fn redeem(
     pool: &Pool,
     digest: &[u8],
     user_id: &str,
     emails: &[&str],
-    accepted: Option<i32>,
+    accepted: Acceptance<'_>,
 ) -> Result<Redeemed, Refused> {
     use Refused::NotFound as Denied;
     let email = *emails.first().ok_or(Denied)?;
@@ -70,11 +87,13 @@ pub async fn redeem(
         if !opens(&code, in_use, program.seat_cap, granted, now) {
             return Err(Denied);
         }
-        if accepted != program.current_notice_version {
-            let notice = cohorts::notice(tx, program.id, notice_id).await?.ok_or(Denied)?;
+        let notice = cohorts::notice(tx, program.id, notice_id).await?.ok_or(Denied)?;
+        if accepted.version != program.current_notice_version {
             return Ok(Redeemed::NoticeRequired { slug: program.slug, notice });
         }
-        let one = CohortUse { program_id: program.id, code_id, email, notice_id, clerk_user_id: user_id, now };
+        let answers = check_answers(&notice.questions, accepted.answers)?;
+        let answers = serde_json::to_value(&answers).expect("answers serialize");
+        let one = CohortUse { program_id: program.id, code_id, email, notice_id, clerk_user_id: user_id, now, answers };
         let (entry, grant) = cohorts::record_use(tx, &one).await?.ok_or(Denied)?;
         let version = i64::from(program.current_notice_version.unwrap_or_default());
         let signup = [("noticeVersion", Detail::Number(version)), ("source", Detail::Code("cohort"))];

@@ -91,8 +91,9 @@ where
 pub async fn early_access(pool: &Pool, user: &VerifiedUser, slug: &str) -> Result<Content, RecipientError> {
     let emails = user.email_keys();
     let user_id = user.session.user_id.as_str();
-    db::transaction(pool, async |tx| {
-        early_access::read(tx, slug, user_id, &emails).await?.ok_or(RecipientError::NotFound)
-    })
-    .await
+    // One statement, its own transaction (`db::early_access`); retried as a whole on a
+    // deadlock or serialization failure, as `db::transaction` would.
+    let client = pool.get().await.map_err(DbError::from)?;
+    db::retrying(async || early_access::read(&client, slug, user_id, &emails).await?.ok_or(RecipientError::NotFound))
+        .await
 }

@@ -21,6 +21,7 @@ use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
 use crate::identity::{BackendClient, LookupError};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
+use shared::questions::{AnswerError, Answers};
 use std::net::IpAddr;
 
 pub use super::cohort_redemption::Redeemed;
@@ -33,6 +34,9 @@ pub enum RedeemError {
     /// The window that refused frees in `retry_after` seconds.
     #[error("too many failed attempts")]
     RateLimited { retry_after: u32 },
+    /// A cohort code's answers do not fit the accepted notice's questions.
+    #[error(transparent)]
+    InvalidAnswer(AnswerError),
     #[error(transparent)]
     Identity(#[from] LookupError),
     #[error(transparent)]
@@ -43,6 +47,7 @@ impl From<Refused> for RedeemError {
     fn from(refused: Refused) -> Self {
         match refused {
             Refused::NotFound => RedeemError::Denied,
+            Refused::InvalidAnswer(e) => RedeemError::InvalidAnswer(e),
             Refused::Db(e) => RedeemError::Db(e),
         }
     }
@@ -64,8 +69,9 @@ const ADDRESS_FACTOR: u32 = 5;
 pub enum PresentedCode {
     /// A one-use invitation code.
     Invitation(Vec<u8>),
-    /// A multi-use cohort code, with the notice version the user accepted, if any.
-    Cohort { digest: Vec<u8>, accepted: Option<i32> },
+    /// A multi-use cohort code, with the notice version the user accepted, if any, and
+    /// the answers to its questions.
+    Cohort { digest: Vec<u8>, accepted: Option<i32>, answers: Answers },
 }
 
 /// The failed attempts allowed: `per_account` in each window for one account, and
@@ -127,8 +133,9 @@ async fn attempt(
     let emails: Vec<&str> = emails.iter().map(|e| e.as_str()).collect();
     match code {
         PresentedCode::Invitation(digest) => grant(pool, digest, user_id, &emails).await.map(Redeemed::Active),
-        PresentedCode::Cohort { digest, accepted } => {
-            Ok(cohort_redemption::redeem(pool, digest, user_id, &emails, *accepted).await?)
+        PresentedCode::Cohort { digest, accepted, answers } => {
+            let acceptance = cohort_redemption::Acceptance { version: *accepted, answers };
+            Ok(cohort_redemption::redeem(pool, digest, user_id, &emails, acceptance).await?)
         }
     }
 }

@@ -416,3 +416,47 @@ async fn an_email_program_also_takes_a_verified_join_and_a_public_replay_survive
     let change = events.iter().rev().find(|e| e.details.get("joinWith").is_some()).expect("audited");
     assert_eq!(change.details["joinWith"], "account");
 }
+
+/// A cohort code skips the queue, not the notice: its notice step shows the questions,
+/// a bad answer is the same 400 as on the form and writes nothing (the code's use is not
+/// counted), and the entry it opens keeps the answers and that its address was verified.
+#[tokio::test]
+async fn a_cohort_code_asks_the_notices_questions_and_keeps_the_answers_with_its_entry() {
+    let app = TestApp::spawn().await;
+    let (owner, program) = asking(&app, "cohort-asks").await;
+    owner.put_content(program, "Private notes").await;
+    owner.set_access_enabled(program, true).await;
+    let code = owner.create_cohort_code(program, 5).await.code;
+    let rita = app.recipient("rita@example.com").await;
+    let step = rita.notice_step(&code).await;
+    assert_eq!(serde_json::to_value(&step.notice.questions).unwrap(), three_questions());
+
+    let before = written(&app).await;
+    for (given, question) in [
+        (None, Some("name")),
+        (Some(answers(&[("name", json!("Rita"))])), Some("role")),
+        (Some(answers(&[("name", json!("Rita")), ("role", json!("Astronaut"))])), Some("role")),
+        (Some(answers(&[("name", json!("Rita")), ("role", json!("Founder")), ("pet", json!("cat"))])), None),
+    ] {
+        let reply = rita.try_redeem_answering(&code, step.notice.version, given.clone()).await;
+        let error = reply.expect_error(400, "invalid_answer");
+        assert_eq!(error.question.as_deref(), question, "{given:?}");
+        assert!(!reply.text.contains("Astronaut") && !reply.text.contains("pet"));
+    }
+    assert_eq!(written(&app).await, before, "no entry, event or answer");
+    let uses: i32 = app.scalar("SELECT uses FROM cohort_codes WHERE program_id = $1", &[&program]).await;
+    assert_eq!(uses, 0, "a refused answer uses nothing of the code");
+
+    let reply = rita.try_redeem_answering(&code, step.notice.version, Some(good_answers())).await;
+    assert!(reply.expect::<shared::cohort::RedeemReply>(200).is_active());
+    let entry = owner.entry(program, app.entry_id(program, "rita@example.com").await).await;
+    assert_eq!(entry.answers.get("name"), Some(&Answer::Text("Ada".into())));
+    assert_eq!(
+        entry.answers.get("tools"),
+        Some(&Answer::Choices(vec!["Rust".into(), "Zig".into()])),
+        "in the notice's order"
+    );
+    assert!(entry.verified_at_join.is_some(), "a cohort redemption joins with a verified address");
+    let page = owner.entries(program, "?question=role&choice=Founder").await;
+    assert_eq!(page.entries.iter().map(|e| e.email.as_str()).collect::<Vec<_>>(), ["rita@example.com"]);
+}

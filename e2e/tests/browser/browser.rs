@@ -42,7 +42,7 @@ fn free_port() -> u16 {
 }
 
 /// Polls `probe` until it answers `Some`, or fails with `what` and the last `Err` text.
-async fn until<T, F, Fut>(what: &str, mut probe: F) -> T
+pub async fn until<T, F, Fut>(what: &str, mut probe: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<Option<T>, String>>,

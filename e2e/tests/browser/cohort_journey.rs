@@ -8,6 +8,9 @@
 //! "On grant, in Clerk" in the browser: the owner sets it on the program page (an admin
 //! role is refused in the form), a grant reaches the user's public metadata and the
 //! organization in `clerk-dev`, and the owner sees the succeeded calls in the log.
+//!
+//! Questions (issue 31): a cohort code on a program whose notice asks a question asks it
+//! in the notice step, and the owner reads the answer on the entry page.
 
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -155,6 +158,45 @@ async fn clerk_journey(stack: &Stack, b: &Browser) {
     }
     assert!(!b.text().await.contains(&nia.user_id), "no Clerk user id on the page");
     b.check_page("clerk-sync-log").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cohort_code_asks_the_notices_questions_before_it_opens_the_program() {
+    in_browser(|stack, b| Box::pin(questions_journey(stack, b))).await;
+}
+
+/// Issue 31: the notice step of a cohort code lists the notice's questions and asks them;
+/// the button waits for the required answer; the owner reads it on the entry page.
+async fn questions_journey(stack: &Stack, b: &Browser) {
+    let (owner, workspace) = stack.owner(OWNER).await;
+    let program = arrange_program(stack, &owner, workspace).await;
+    let asking = json!({"purpose": PURPOSE, "contactText": CONTACT, "retentionText": RETENTION, "questions": [
+        {"id": "company", "kind": "shortText", "label": "Your company", "required": true}]});
+    stack.call(&owner, Method::POST, &format!("/api/owner/programs/{program}/notices"), asking).await;
+    let expires = (chrono::Utc::now() + chrono::Duration::days(7)).to_rfc3339();
+    let body = json!({"label": "Partners", "maxUses": 5, "expiresAt": expires});
+    let created = stack.call(&owner, Method::POST, &format!("/api/owner/programs/{program}/cohort-codes"), body).await;
+    let code = created["code"].as_str().unwrap().to_owned();
+
+    sign_in(b, NEWCOMER, "/redeem", false).await;
+    b.fill("#redeem-code", &code).await;
+    b.click_button("Redeem").await;
+    b.wait_text("Your company (short text, required)").await;
+    b.tick("#cohort-permission").await;
+    let accept = b.element("form:has(#cohort-permission) button[type=submit]").await;
+    assert!(!accept.is_enabled().await.unwrap(), "the required answer is missing: the button waits");
+    b.fill("#cohort-company", "Acme Rockets").await;
+    assert!(accept.is_enabled().await.unwrap(), "answered and ticked: the button is on");
+    b.check_page("redeem-notice-questions").await;
+    b.click_button("Accept and join").await;
+    b.wait_text("You're in").await;
+    sign_out(b).await;
+
+    let entries = stack.call(&owner, Method::GET, &format!("/api/owner/programs/{program}/entries"), Value::Null).await;
+    let entry = entries["entries"][0]["id"].as_str().unwrap().to_owned();
+    sign_in(b, OWNER, &format!("/owner/programs/{program}/entries/{entry}"), false).await;
+    b.wait_text("Acme Rockets").await;
+    b.wait_text("Joined signed in, with an address the account had confirmed").await;
 }
 
 /// An open program with its notice, content and access on, straight through the API.

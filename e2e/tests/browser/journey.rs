@@ -133,6 +133,7 @@ async fn journey(stack: &Stack, b: &Browser) {
     b.click_button("Apply").await;
     b.wait_text(APPLICANT).await;
     b.check_page("queue").await;
+    b.click_summary("More actions").await;
     b.click_button("Export CSV").await;
     let csv = b.downloaded(&format!("{SLUG}-entries.csv")).await;
     let mut lines = csv.lines();

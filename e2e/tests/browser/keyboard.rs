@@ -84,6 +84,14 @@ async fn select_and_issue(b: &Browser) -> String {
     b.press(Key::Enter).await;
     b.wait_heading_focus("Queue").await;
     b.wait_text(APPLICANT).await;
+    // The toolbar's "More actions" opens with Enter and its actions are next in the Tab
+    // order; Escape closes it and gives the focus back.
+    b.tab_to(Target::Text("summary", "More actions")).await;
+    b.press(Key::Enter).await;
+    b.tab_to(Target::Text("button", "Export CSV")).await;
+    b.press(Key::Escape).await;
+    b.wait_focus(Target::Text("summary", "More actions")).await;
+    assert_eq!(b.count(".more-menu[open]").await, 0, "Escape closed the menu");
     b.tab_to(Target::Text("a", APPLICANT)).await;
     b.press(Key::Enter).await;
     b.wait_text("Decisions").await;

@@ -57,10 +57,15 @@ async fn tools(stack: &Stack, b: &Browser) {
         assert_eq!(button.attr("aria-describedby").await.unwrap().as_deref(), Some("bulk-hint"));
     }
     b.wait_text("Tick rows to select, decline or issue codes.").await;
+    // One primary action in the toolbar: the owner's next step, selecting the next entries.
+    assert_eq!(primary_in_toolbar(b).await, ["Select next N"]);
+    // The rest stay one click away, in "More actions" (Escape closes it).
+    b.click_summary("More actions").await;
     let clear = b.driver.find(By::XPath("//button[normalize-space(.)='Clear filters']")).await.unwrap();
-    assert!(!clear.is_enabled().await.unwrap(), "nothing to clear yet");
+    assert!(clear.is_displayed().await.unwrap() && !clear.is_enabled().await.unwrap(), "nothing to clear yet");
     b.wait_text("Export: every entry.").await;
     b.check_page("queue-toolbar").await;
+    b.click_summary("More actions").await;
     toolbar_stays_in_view_at_390(b).await;
 
     // The next two in queue order, in one step, from the toolbar.
@@ -77,6 +82,8 @@ async fn tools(stack: &Stack, b: &Browser) {
     b.wait_text("2 entries").await;
     b.tick("input[aria-label='Select all on this page']").await;
     b.wait_text("2 rows ticked.").await;
+    // With rows ticked, issuing codes to them is the one primary action.
+    assert_eq!(primary_in_toolbar(b).await, ["Issue codes"]);
     b.click_button("Issue codes").await;
     b.fill("#bulk-days", "1").await;
     b.click_button("Issue and download codes").await;
@@ -101,9 +108,14 @@ async fn tools(stack: &Stack, b: &Browser) {
     b.wait_text("2 entries").await;
     assert_eq!(b.element("#queue-invitation").await.prop("value").await.unwrap().as_deref(), Some("unsent"));
     assert_eq!(b.element("#queue-state").await.prop("value").await.unwrap().as_deref(), Some(""));
-    b.wait_count("table.queue .badge-unsent", 2).await; // a badge on each row
-    b.wait_count("table.queue .badge-expiring", 2).await;
+    // A badge on each row.
+    b.wait_count("table.queue .badge-unsent", 2).await;
+    // Codes issued a moment ago for one day have their whole day: not "Expires soon"
+    // (shared::queue::expires_soon; checked again below for one near its end).
+    assert_eq!(b.count("table.queue .badge-expiring").await, 0, "fresh codes do not expire soon");
+    b.click_summary("More actions").await;
     b.wait_text("Export: the filtered entries.").await;
+    b.click_summary("More actions").await;
     b.check_page("queue-batch-issued").await;
 
     // The whole batch marked sent in one step: the "not marked sent" queue empties.
@@ -136,6 +148,7 @@ async fn tools(stack: &Stack, b: &Browser) {
     b.check_page("queue-expiring").await;
 
     // The export follows the filter: exactly the two expiring, nobody else.
+    b.click_summary("More actions").await;
     b.wait_text("Export: the filtered entries.").await;
     b.click_button("Export CSV").await;
     let csv = b.downloaded(&format!("{SLUG}-entries-filtered.csv")).await;
@@ -143,9 +156,11 @@ async fn tools(stack: &Stack, b: &Browser) {
     assert_eq!(export_rows(&csv), expect.map(|(e, s)| (e.to_owned(), s.to_owned())), "{csv}");
 
     // Clear filters: the whole queue again, and an export of every entry.
+    b.click_summary("More actions").await;
     b.click_button("Clear filters").await;
     b.wait_text("3 entries").await;
     assert_eq!(b.element("#queue-invitation").await.prop("value").await.unwrap().as_deref(), Some(""));
+    b.click_summary("More actions").await;
     b.wait_text("Export: every entry.").await;
     b.click_button("Export CSV").await;
     let csv = b.downloaded(&format!("{SLUG}-entries.csv")).await;
@@ -174,6 +189,26 @@ async fn tools(stack: &Stack, b: &Browser) {
     assert!(message.contains(THIRD) && message.contains(SLUG), "{message}");
     assert!(!message.contains(&format!("/{code}")) && !message.contains(&format!("={code}")), "no code in a URL");
     b.wait_text("Sent by Messaging app").await;
+
+    // A code near its end does say "Expires soon": the first one, as if issued for a week
+    // six days ago (its expiry, in a day, stays as it is).
+    let aged = format!(
+        "UPDATE invitations SET issued_at = expires_at - interval '7 days' \
+         WHERE state = 'issued' AND entry_id IN (SELECT id FROM entries WHERE email_key = '{FIRST}')"
+    );
+    stack.as_database_owner(&aged).await;
+    b.open(&queue).await;
+    b.wait_text(FIRST).await;
+    b.wait_count("table.queue .badge-expiring", 1).await;
+    let soon = b.element("table.queue tr:has(.badge-expiring) td.email").await.text().await.unwrap();
+    assert_eq!(soon, FIRST, "the code near its end is the one that expires soon");
+}
+
+/// The toolbar's buttons styled as the primary action, by their text.
+async fn primary_in_toolbar(b: &Browser) -> Vec<String> {
+    let js = "return [...document.querySelectorAll('.queue-toolbar button.primary')].map(b => b.textContent.trim())";
+    let seen = b.driver.execute(js, Vec::new()).await.expect("the toolbar read").json().clone();
+    serde_json::from_value(seen).unwrap_or_default()
 }
 
 /// The export's (email, state) cells, sorted, after checking its header.

@@ -60,6 +60,7 @@ async fn with_questions(stack: &Stack, b: &Browser) {
     b.check_page("entry-answers").await;
     b.open(&format!("/owner/programs/{program}/queue")).await;
     b.wait_text("ada.answers@example.com").await;
+    b.click_summary("More actions").await;
     b.tick("#queue-show-answers").await;
     b.wait_text("q1: A telescope scheduler · role: Founder").await;
     b.check_page("queue-answers").await;

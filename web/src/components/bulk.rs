@@ -53,11 +53,16 @@ impl Bulk {
     }
 }
 
-/// The toolbar's action buttons (and the page's own, `children`, on the same row), with
-/// the reason the tick-bound ones wait. Opening an action moves focus into its form.
+/// The toolbar's actions, with one primary: "Select next N" while no row is ticked, "Issue
+/// codes" for the ticked rows once some are (the owner's next step either way). Then the
+/// page's own controls (`children`, the filters' toggle), and a "More actions" menu with
+/// selecting and declining the ticked rows and the page's `more` (clear filters, export).
+/// The tick-bound actions are offered before anything is ticked, disabled, with the reason
+/// beside them. Opening an action moves focus into its form; Escape closes the menu.
 #[component]
-pub fn BulkButtons(bulk: Bulk, children: Children) -> impl IntoView {
+pub fn BulkButtons(bulk: Bulk, children: Children, more: Children) -> impl IntoView {
     let count = move || bulk.selected.with(BTreeSet::len);
+    let menu = NodeRef::<leptos::html::Details>::new();
     let toggle = move |p: Panel| {
         let opening = bulk.open.get_untracked() != Some(p);
         bulk.open.set(opening.then_some(p));
@@ -70,21 +75,57 @@ pub fn BulkButtons(bulk: Bulk, children: Children) -> impl IntoView {
             });
         }
     };
+    let primary = move |p: Panel| match p {
+        Panel::Next => !bulk.ticked.get(),
+        Panel::Issue => bulk.ticked.get(),
+        Panel::Select | Panel::Decline => false,
+    };
+    let button = move |p: Panel| {
+        let needs_ticks = p != Panel::Next;
+        view! {
+            <button type="button" class=move || if primary(p) { "primary" } else { "secondary" } aria-controls="bulk-panel"
+                aria-expanded=move || (bulk.shown() == Some(p)).to_string()
+                aria-describedby=needs_ticks.then_some("bulk-hint")
+                disabled=move || needs_ticks && !bulk.ticked.get()
+                on:click=move |_| toggle(p)>
+                {p.label()}
+            </button>
+        }
+    };
+    let close_menu = move || {
+        if let Some(d) = menu.get_untracked() {
+            d.set_open(false);
+        }
+    };
+    // A button chosen in the menu closes it (its form opens under the toolbar).
+    let chosen = move |ev: leptos::ev::MouseEvent| {
+        let on_button =
+            ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).is_some_and(|e| e.tag_name() == "BUTTON");
+        if on_button {
+            close_menu();
+        }
+    };
+    let escape = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Escape" && menu.get_untracked().is_some_and(|d| d.open()) {
+            close_menu();
+            if let Some(summary) = menu.get_untracked().and_then(|d| d.query_selector("summary").ok().flatten()) {
+                let _ = summary.dyn_into::<web_sys::HtmlElement>().map(|s| s.focus());
+            }
+        }
+    };
     view! {
         <div class="row toolbar-actions" role="group" aria-label="Queue actions">
-            {Panel::ALL.into_iter().map(|p| {
-                let needs_ticks = p != Panel::Next;
-                view! {
-                    <button type="button" class="secondary" aria-controls="bulk-panel"
-                        aria-expanded=move || (bulk.shown() == Some(p)).to_string()
-                        aria-describedby=needs_ticks.then_some("bulk-hint")
-                        disabled=move || needs_ticks && !bulk.ticked.get()
-                        on:click=move |_| toggle(p)>
-                        {p.label()}
-                    </button>
-                }
-            }).collect_view()}
+            {button(Panel::Next)}
+            {button(Panel::Issue)}
             {children()}
+            <details class="more-menu" node_ref=menu on:keydown=escape>
+                <summary class="button secondary">"More actions"</summary>
+                <div class="menu" on:click=chosen>
+                    {button(Panel::Select)}
+                    {button(Panel::Decline)}
+                    {more()}
+                </div>
+            </details>
         </div>
         <p id="bulk-hint" class="muted small" aria-live="polite">{move || match count() {
             0 => "Tick rows to select, decline or issue codes.".to_owned(),
@@ -230,8 +271,6 @@ pub enum Panel {
 }
 
 impl Panel {
-    const ALL: [Panel; 4] = [Panel::Next, Panel::Select, Panel::Decline, Panel::Issue];
-
     fn label(self) -> &'static str {
         match self {
             Panel::Next => "Select next N",

@@ -6,11 +6,15 @@
 use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_router::components::A;
 use shared::api::{DeliveryRecordRequest, Invitation, IssueInvitationRequest, IssuedInvitation};
 use shared::ErrorCode;
 use uuid::Uuid;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 use crate::api::{self, ApiError};
+use crate::components::confirm::ConfirmButton;
 use crate::components::copy::copy_text;
 use crate::components::status::{ErrorNotice, Success};
 use crate::components::text::{days_from_now, label, time};
@@ -99,6 +103,11 @@ pub fn IssueForm(
     }
 }
 
+/// The one-time code, with "Copy code and mark sent" as its primary action. Until the
+/// code is marked sent, leaving asks first (a code not marked sent cannot be redeemed, and
+/// this panel is the only time it is shown): "Done — hide the code" through a confirmation
+/// dialog, a link to another page through the browser's question. A reload does not ask
+/// (the pages then say the code is not marked sent, with the way to record it).
 #[component]
 pub fn CodePanel(code: OneTimeCode, on_close: Callback<()>, on_recorded: Callback<()>) -> impl IntoView {
     let panel = NodeRef::<html::Section>::new();
@@ -107,9 +116,29 @@ pub fn CodePanel(code: OneTimeCode, on_close: Callback<()>, on_recorded: Callbac
             let _ = el.focus();
         }
     });
+    let recorded = RwSignal::new(false);
+    guard_leaving(true);
+    on_cleanup(|| guard_leaving(false));
+    let on_recorded = Callback::new(move |()| {
+        recorded.set(true);
+        guard_leaving(false);
+        on_recorded.run(());
+    });
     let expires = time(&code.invitation.expires_at);
     let select_all = |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlTextAreaElement>(&ev).select();
     let copy = Copyable { message: message(&code, &expires), code: code.code.clone() };
+    let done = move || {
+        if recorded.get() {
+            view! { <button type="button" class="secondary" on:click=move |_| on_close.run(())>"Done — hide the code"</button> }
+                .into_any()
+        } else {
+            view! {
+                <ConfirmButton label="Done — hide the code" question=LEAVE_QUESTION.to_owned()
+                    confirm_label="Hide it without marking sent" pending=false on_confirm=on_close/>
+            }
+            .into_any()
+        }
+    };
     view! {
         <section id="code-panel" class="card code-panel" tabindex="-1" node_ref=panel aria-labelledby="code-heading">
             <h2 id="code-heading">{format!("Invitation code for {}", code.email)}</h2>
@@ -123,9 +152,69 @@ pub fn CodePanel(code: OneTimeCode, on_close: Callback<()>, on_recorded: Callbac
             <p class="small">"To read it aloud, in groups of four: " <span class="mono code-groups">{groups(&code.code)}</span></p>
             <p class="muted small">{format!("Expires {expires}")}</p>
             <DeliveryForm invitation_id=code.invitation.id copy on_recorded/>
-            <button type="button" class="secondary" on:click=move |_| on_close.run(())>"Done — hide the code"</button>
+            {done}
         </section>
     }
+}
+
+/// What leaving a code not marked sent would mean.
+pub const LEAVE_QUESTION: &str = "This code is not marked sent: it will not work until you record that you sent it, and it will not be shown again. Leave it anyway?";
+
+/// The sentence an entry with a code not marked sent shows wherever the owner looks.
+pub const NOT_MARKED_SENT: &str = "Not marked sent — this code will not work until you record that you sent it.";
+
+/// A program's codes not marked sent, in words.
+pub fn not_marked_sent(n: i64) -> String {
+    match n {
+        1 => "1 code not marked sent — this code will not work until you record that you sent it.".to_owned(),
+        n => format!("{n} codes not marked sent — these codes will not work until you record that you sent them."),
+    }
+}
+
+/// On the dashboard and a program's overview: how many codes are not marked sent, and the
+/// way to record them (the queue, filtered to them, where each row has "Record sent").
+#[component]
+pub fn UnsentNotice(program_id: Uuid, slug: String, n: i64) -> impl IntoView {
+    // The link's name adds the program's, so links that read the same go to one place.
+    let text = if n == 1 { "Record that you sent it" } else { "Record that you sent them" };
+    view! {
+        <div class="alert alert-warn unsent-notice">
+            <p><strong>{not_marked_sent(n)}</strong></p>
+            <A href=format!("/owner/programs/{program_id}/queue?invitation=unsent")
+                attr:aria-label=format!("{text} in {slug}")>{text}</A>
+        </div>
+    }
+}
+
+thread_local! {
+    /// Whether a code not marked sent is on screen; the listeners below read it.
+    static UNMARKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static LISTENING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks whether a code not marked sent is on screen. The first time, it installs a
+/// listener for the app's lifetime: a click on a link asks before the router sees it (the
+/// capture phase).
+fn guard_leaving(on: bool) {
+    UNMARKED.set(on);
+    if !on || LISTENING.replace(true) {
+        return;
+    }
+    let click = Closure::<dyn Fn(web_sys::Event)>::new(|ev: web_sys::Event| {
+        if !UNMARKED.get() {
+            return;
+        }
+        let link = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("a[href]").ok().flatten());
+        if link.is_some() && !window().confirm_with_message(LEAVE_QUESTION).unwrap_or(true) {
+            ev.prevent_default();
+            ev.stop_immediate_propagation();
+        }
+    });
+    let _ = document().add_event_listener_with_callback_and_bool("click", click.as_ref().unchecked_ref(), true);
+    click.forget();
 }
 
 /// What the owner can copy from the code panel: the code alone, or a short invitation
@@ -229,7 +318,7 @@ pub fn DeliveryForm(
         match copy.get_value().filter(|_| !matches!(copied.get(), Some(Err(())))) {
         Some(Copyable { code, message }) => view! {
             <div class="row">
-                <button type="button" disabled=move || pending.get() || no_channel() aria-describedby="send-why"
+                <button type="button" class="primary" disabled=move || pending.get() || no_channel() aria-describedby="send-why"
                     on:click=move |_| copy_and_record("code", code.clone())>"Copy code and mark sent"</button>
                 <button type="button" class="secondary" disabled=move || pending.get() || no_channel() aria-describedby="send-why"
                     on:click=move |_| copy_and_record("message", message.clone())>"Copy invitation message and mark sent"</button>
@@ -237,7 +326,7 @@ pub fn DeliveryForm(
             <p id="send-why" class="muted small">{move || if no_channel() { "Choose how you send it first." } else { "The invitation message holds the code and the address of the redeem page, for pasting into an email or a chat." }}</p>
         }.into_any(),
         None => view! {
-            <button type="submit" disabled=move || pending.get() || no_channel()>"Mark sent"</button>
+            <button type="submit" class="primary" disabled=move || pending.get() || no_channel()>"Mark sent"</button>
         }.into_any(),
     }
     };

@@ -1,8 +1,11 @@
-//! The notice an applicant agrees to: purpose, contact text and retention text, shown
-//! exactly as published (whitespace kept, escaped). Used by the public form, the owner's
-//! publishing preview and an entry's notice snapshot.
+//! The notice an applicant agrees to: purpose, contact text, retention text and the
+//! questions it asks (issue 31: they are part of the notice version), shown exactly as
+//! published (whitespace kept, escaped). Used by the public form's full notice, the
+//! owner's current notice and publishing preview, an entry's notice snapshot and a cohort
+//! code's notice.
 
 use leptos::prelude::*;
+use shared::questions::Question;
 use shared::signup_form as words;
 
 #[component]
@@ -17,7 +20,20 @@ pub fn NoticeView(
     /// The purpose is shown just above (the public form's compact notice): not twice.
     #[prop(optional)]
     purpose_above: bool,
+    /// The questions this notice version asks (none: the section is left out).
+    #[prop(optional, into)]
+    questions: MaybeProp<Vec<Question>>,
 ) -> impl IntoView {
+    let asked = move || {
+        let questions = questions.get().unwrap_or_default();
+        (!questions.is_empty()).then(|| {
+            let items = questions.into_iter().map(|q| view! { <li>{words::question_line(&q)}</li> }).collect_view();
+            view! {
+                <h3>{words::QUESTIONS_ASKED_HEADING}</h3>
+                <ul class="notice-questions">{items}</ul>
+            }
+        })
+    };
     let meta = published.map(|(version, at)| {
         view! { <p class="muted small">{words::published_line(version, &at)}</p> }
     });
@@ -33,6 +49,7 @@ pub fn NoticeView(
             <p class="exact">{move || contact_text.get()}</p>
             <h3>{words::RETENTION_HEADING}</h3>
             <p class="exact">{move || retention_text.get()}</p>
+            {asked}
         </section>
     }
 }

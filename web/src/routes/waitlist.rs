@@ -287,7 +287,7 @@ fn FormBody(
             <Warning><p>{words::CLOSED}</p></Warning>
         }
     });
-    let Notice { purpose, contact_text, retention_text, .. } = notice;
+    let Notice { purpose, contact_text, retention_text, questions, .. } = notice;
     view! {
         {closed}
         <form class="card form" method="post" novalidate on:submit=submit>
@@ -312,7 +312,7 @@ fn FormBody(
                 <p class="exact">{purpose.clone()}</p>
                 <details class="notice-full">
                     <summary>{words::full_notice_summary(published.0)}</summary>
-                    <NoticeView purpose contact_text retention_text published purpose_above=true/>
+                    <NoticeView purpose contact_text retention_text published purpose_above=true questions/>
                 </details>
             </section>
             <div class="check">

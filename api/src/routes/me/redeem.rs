@@ -3,7 +3,8 @@
 //! dashes allowed) is redeemed by `usecases::redemption`; anything else is 400. Every
 //! failure is the same 404. A usable cohort code answers 200 `notice_required` with the
 //! program's current notice until the request carries that notice's version and
-//! `permission: true`.
+//! `permission: true`, with `answers` to its questions when it asks any (issue 31: a
+//! cohort code skips the queue, not the questions the notice asks).
 
 use crate::crypto;
 use crate::http::client_addr::client_addr;
@@ -27,14 +28,17 @@ fn presented(body: &RedeemRequest) -> Result<PresentedCode> {
     }
     let digest = crypto::cohort_code_digest(&body.code).ok_or(ApiError::BadRequest(ErrorCode::InvalidCode))?;
     let accepted = body.notice_version.filter(|_| body.permission == Some(true));
-    Ok(PresentedCode::Cohort { digest, accepted })
+    let answers = body.answers.clone().unwrap_or_default();
+    Ok(PresentedCode::Cohort { digest, accepted, answers })
 }
 
 #[utoipa::path(operation_id = "redeemInvitation", request_body = RedeemRequest, responses(
     (status = 200, description = "`state: active`: the code opened the program and a grant is now active. \
         `state: notice_required` (cohort codes only): nothing was written; accept the notice shown by sending \
         the code again with its `noticeVersion` and `permission: true`.", body = RedeemReply),
-    (status = 400, description = "The code is neither an invitation code nor a cohort code (`invalid_code`), or the body is malformed."),
+    (status = 400, description = "The code is neither an invitation code nor a cohort code (`invalid_code`), \
+        an answer to the accepted notice's questions is missing, unknown or too long (`invalid_answer`, naming the question), \
+        or the body is malformed."),
     (status = 404, description = "Unknown, foreign, unverified, used, revoked or expired code, no delivery record, \
         a cohort code used up or without a free seat, or the user already has an entry: one answer for all."),
     (status = 429, description = "Too many failed attempts for this account or address.", headers(("Retry-After" = u32, description = "Seconds to wait."))),

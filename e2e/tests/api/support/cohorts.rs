@@ -43,7 +43,18 @@ impl Owner {
 impl Recipient {
     /// Redeems with an accepted notice version (`permission: true`).
     pub async fn try_redeem_accepting(&self, code: &str, notice_version: i32) -> Reply {
-        let body = RedeemRequest { code: code.into(), notice_version: Some(notice_version), permission: Some(true) };
+        self.try_redeem_answering(code, notice_version, None).await
+    }
+
+    /// Redeems with an accepted notice version and `answers` to its questions.
+    pub async fn try_redeem_answering(
+        &self,
+        code: &str,
+        notice_version: i32,
+        answers: Option<shared::questions::Answers>,
+    ) -> Reply {
+        let body =
+            RedeemRequest { code: code.into(), notice_version: Some(notice_version), permission: Some(true), answers };
         self.post("/api/me/invitations/redeem", &body).await
     }
 

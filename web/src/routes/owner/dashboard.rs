@@ -14,6 +14,7 @@ use shared::api::{Program, Workspace};
 use crate::api;
 use crate::components::chart::{Activity, Usage};
 use crate::components::copy::copy_text;
+use crate::components::invitation::UnsentNotice;
 use crate::components::set_title;
 use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
 use crate::routes::owner::new_program::NewProgram;
@@ -96,6 +97,8 @@ fn ProgramCard(p: Program) -> impl IntoView {
     };
     let setting_up = p.notice.is_none() || !p.has_content || !p.signup_open;
     let (figures, checklist) = (p.clone(), p.clone());
+    let unsent = (p.counts.not_sent > 0)
+        .then(|| view! { <UnsentNotice program_id=p.id slug=p.slug.clone() n=p.counts.not_sent/> });
     view! {
         <li class="card program-card">
             <div class="row spread">
@@ -107,6 +110,7 @@ fn ProgramCard(p: Program) -> impl IntoView {
             </div>
             <p class="muted small">{notice}</p>
             <Figures p=figures/>
+            {unsent}
             <div class="row">
                 <button type="button" class="secondary" on:click=copy>"Copy public link"</button>
                 <span class="small" role="status" aria-live="polite">{move || match copied.get() {

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::api::{self, ApiError};
 use crate::components::events::FilteredEvents;
-use crate::components::invitation::{CodePanel, DeliveryForm, OneTimeCode};
+use crate::components::invitation::{CodePanel, DeliveryForm, OneTimeCode, NOT_MARKED_SENT};
 use crate::components::notice::NoticeView;
 use crate::components::program_nav::ProgramNav;
 use crate::components::questions::AnswersList;
@@ -98,7 +98,32 @@ fn EntryView(
         reload.run(());
     });
     let notice = e.notice.clone();
+    // A live code not marked sent cannot be redeemed: the page says so first, with the form
+    // that records it (unless the code panel above, which has its own, is showing it).
+    let now = js_sys::Date::now();
+    let unsent = e
+        .invitations
+        .iter()
+        .find(|i| {
+            i.state == InvitationState::Issued && i.delivery.is_none() && js_sys::Date::parse(&i.expires_at) > now
+        })
+        .map(|i| i.id);
+    let unsent = unsent.map(|inv_id| {
+        let shown_above = move || code.with(|c| c.as_ref().is_some_and(|c| c.invitation.id == inv_id));
+        move || {
+            (!shown_above()).then(|| {
+                view! {
+                    <section class="card unsent-warning" aria-labelledby="unsent-heading">
+                        <h2 id="unsent-heading">{NOT_MARKED_SENT}</h2>
+                        <p class="small">"Once you have sent the code, record it here; the recipient can then redeem it."</p>
+                        <DeliveryForm invitation_id=inv_id on_recorded=reload/>
+                    </section>
+                }
+            })
+        }
+    });
     view! {
+        {unsent}
         <section class="card">
             <div class="row spread">
                 <h2>"Entry"</h2>
@@ -115,9 +140,9 @@ fn EntryView(
             </section>
         })}
         <Actions e=e.clone() p=p.clone() feedback reload on_issued/>
-        <Invitations e=e.clone() code reload/>
+        <Invitations e=e.clone()/>
         <NoticeView purpose=notice.purpose contact_text=notice.contact_text retention_text=notice.retention_text
-            published=(notice.version, notice.published_at) heading="Notice agreed to"/>
+            published=(notice.version, notice.published_at) heading="Notice agreed to" questions=notice.questions/>
         <section class="card">
             <h2>"History, newest first"</h2>
             <FilteredEvents events=e.events/>
@@ -126,7 +151,7 @@ fn EntryView(
 }
 
 #[component]
-fn Invitations(e: EntryDetail, code: RwSignal<Option<OneTimeCode>>, reload: Callback<()>) -> impl IntoView {
+fn Invitations(e: EntryDetail) -> impl IntoView {
     if e.invitations.is_empty() && e.grant.is_none() {
         return ().into_any();
     }
@@ -143,8 +168,6 @@ fn Invitations(e: EntryDetail, code: RwSignal<Option<OneTimeCode>>, reload: Call
         .invitations
         .into_iter()
         .map(|inv| {
-            let inv_id: Uuid = inv.id;
-            let shown_above = move || code.with(|c| c.as_ref().is_some_and(|c| c.invitation.id == inv_id));
             let needs_delivery = inv.state == InvitationState::Issued && inv.delivery.is_none();
             let delivery = inv.delivery.map(|d| {
                 let reference = d.reference.map(|r| format!(" · ref {r}")).unwrap_or_default();
@@ -155,7 +178,7 @@ fn Invitations(e: EntryDetail, code: RwSignal<Option<OneTimeCode>>, reload: Call
                     <div class="row spread"><strong>"Invitation"</strong><StateBadge state=inv.state.as_str()/></div>
                     <p class="muted small">{format!("Issued {} · expires {}", time(&inv.issued_at), time(&inv.expires_at))}</p>
                     {delivery.map(|d| view! { <p class="small">{d}</p> })}
-                    {move || (needs_delivery && !shown_above()).then(|| view! { <DeliveryForm invitation_id=inv_id on_recorded=reload/> })}
+                    {needs_delivery.then(|| view! { <p class="small"><span class="badge badge-unsent">"Not marked sent"</span></p> })}
                 </li>
             }
         })

@@ -86,12 +86,7 @@ fn Publisher(p: Program, outcome: RwSignal<Option<Result<i32, ApiError>>>, reloa
     let current_view = match current {
         Some(n) => view! {
             <NoticeView purpose=n.purpose contact_text=n.contact_text retention_text=n.retention_text
-                published=(n.version, n.published_at) heading="Current notice"/>
-            {(!n.questions.is_empty()).then(|| view! {
-                <section class="card"><h3>"Its questions"</h3><ul>
-                    {n.questions.into_iter().map(|q| view! { <li>{format!("{} — {}{}", q.label, q.kind.title(), if q.required { ", required" } else { "" })}</li> }).collect_view()}
-                </ul></section>
-            })}
+                published=(n.version, n.published_at) heading="Current notice" questions=n.questions/>
         }
         .into_any(),
         None => {
@@ -111,7 +106,8 @@ fn Publisher(p: Program, outcome: RwSignal<Option<Result<i32, ApiError>>>, reloa
             <button type="submit" disabled=move || !ready()>{move || if pending.get() { "Publishing…" } else { "Publish this notice" }}</button>
         </form>
         <div class="preview" aria-live="off">
-            <NoticeView purpose contact_text=contact retention_text=retention heading="Preview"/>
+            <NoticeView purpose contact_text=contact retention_text=retention heading="Preview"
+                questions=Signal::derive(move || questions.get())/>
         </div>
     }
 }

@@ -16,6 +16,7 @@ use crate::components::chart::{Activity, Usage};
 use crate::components::clerk_sync::ClerkSyncForm;
 use crate::components::confirm::ConfirmButton;
 use crate::components::edge::{EmbedForm, PresentationForm};
+use crate::components::invitation::UnsentNotice;
 use crate::components::program_nav::ProgramNav;
 use crate::components::questions::JoinWithForm;
 use crate::components::set_title;
@@ -160,6 +161,7 @@ fn Overview(
             <A href=format!("/waitlist/{}", p.slug)>"Public form"</A>
         </div>
         <p class="lead exact">{p.purpose.clone()}</p>
+        {(p.counts.not_sent > 0).then(|| view! { <UnsentNotice program_id=p.id slug=p.slug.clone() n=p.counts.not_sent/> })}
         <div class="grid">
             <section class="card">
                 <h2>"Sign-ups"</h2>

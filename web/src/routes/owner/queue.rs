@@ -1,7 +1,11 @@
 //! `/owner/programs/:id/queue`: the private queue as a tool. A toolbar that stays in view
-//! (sticky) holds the result count, the bulk actions (offered before anything is ticked),
-//! "Clear filters" and the CSV export, which follows the filters but not the email search
-//! (a fragment never goes into a URL) and says so. Filters: state and code (`?state=` and
+//! (sticky) holds the result count, one primary action (the next step: select the next
+//! entries, or issue codes to the ticked ones), the filters' toggle (folded on a phone, so
+//! the first row is on the first screen; it counts the filters applied) and a "More
+//! actions" menu: the other bulk actions (offered before anything is ticked), "Clear
+//! filters" and the CSV export, which follows the filters but not the email search
+//! (a fragment never goes into a URL) and says so. A code not marked sent cannot be
+//! redeemed: the queue says so above the rows and each such row has "Record sent". Filters: state and code (`?state=` and
 //! `?invitation=` set the ones it opens with), flag, source and a server-side search by
 //! email fragment; cursor paging. The count comes from the program's own figures where
 //! they answer the filter, else from the page ("more follow"): no page runs a count.
@@ -9,26 +13,28 @@
 
 use std::collections::BTreeSet;
 
+use js_sys::Date;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
 use leptos_router::hooks::use_query_map;
 use shared::api::{
-    DeclineFlaggedRequest, DeclineFlaggedResponse, EntryFlag, EntryPage, EntrySummary, Program, DECLINE_FLAGGED_MAX,
-    DECLINE_REASONS,
+    BulkDeliveryRequest, BulkDeliveryResponse, DeclineFlaggedRequest, DeclineFlaggedResponse, EntryFlag, EntryPage,
+    EntrySummary, Program, DECLINE_FLAGGED_MAX, DECLINE_REASONS,
 };
-use shared::queue::InvitationFilter;
+use shared::queue::{expires_soon, InvitationFilter};
 use shared::EntryState;
 use uuid::Uuid;
 
 use crate::api::{self, ApiError};
 use crate::components::bulk::{Bulk, BulkButtons, BulkPanel};
 use crate::components::download::save_text;
+use crate::components::invitation::{not_marked_sent, CHANNELS, NOT_MARKED_SENT};
 use crate::components::pager::{Cursors, Pager};
 use crate::components::program_nav::ProgramNav;
 use crate::components::questions::answers_line;
 use crate::components::set_title;
-use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn};
+use crate::components::status::{loaded, Empty, ErrorNotice, RequireSignIn, Success};
 use crate::components::text::{flag_label, label, time, StateBadge};
 use crate::routes::owner::queue_filters::{load_page, result_count, FilterForm, Filters};
 use crate::routes::owner::{load_program, uuid_param};
@@ -149,36 +155,59 @@ fn QueueView(p: Program) -> impl IntoView {
     let asks = p.notice.as_ref().is_some_and(|n| !n.questions.is_empty());
     let (unsent_on, show_unsent) = by_invitation(InvitationFilter::Unsent);
     let (expiring_on, show_expiring) = by_invitation(InvitationFilter::Expiring);
+    // On a phone the filters start folded, so the rows start on the first screen (issue 27);
+    // the toggle says how many are applied.
+    let filters_open = RwSignal::new(wide_screen());
+    let active = move || applied.with(Filters::active);
+    // The entry whose code is being recorded as sent from its row.
+    let recording = RwSignal::new(None::<(Uuid, String)>);
+    let not_sent = move || counts.with(|c| c.not_sent);
     view! {
         <section class="card queue-toolbar" aria-label="Queue toolbar">
             <p class="result-count" role="status">{showing}</p>
-            <BulkButtons bulk>
+            <BulkButtons bulk more=Box::new(move || view! {
                 <button type="button" class="secondary" disabled=move || !filtered() on:click=move |_| apply_now(Filters::default())>"Clear filters"</button>
                 <button type="button" class="secondary" on:click=export aria-describedby="export-scope">"Export CSV"</button>
+                <p id="export-scope" class="muted small">{move || applied.with(Filters::export_scope)}</p>
+                {asks.then(|| view! {
+                    <div class="check">
+                        <input id="queue-show-answers" type="checkbox" prop:checked=move || show_answers.get()
+                            on:change=move |ev| show_answers.set(event_target_checked(&ev))/>
+                        <label for="queue-show-answers">"Show answers"</label>
+                    </div>
+                })}
+            }.into_any())>
+                <button type="button" class="secondary" aria-controls="queue-filters"
+                    aria-expanded=move || filters_open.get().to_string() on:click=move |_| filters_open.update(|o| *o = !*o)>
+                    {move || match active() {
+                        0 => "Filters".to_owned(),
+                        n => format!("Filters · {n} active"),
+                    }}
+                </button>
             </BulkButtons>
-            <p id="export-scope" class="muted small">{move || applied.with(Filters::export_scope)}</p>
-            {asks.then(|| view! {
-                <div class="check">
-                    <input id="queue-show-answers" type="checkbox" prop:checked=move || show_answers.get()
-                        on:change=move |ev| show_answers.set(event_target_checked(&ev))/>
-                    <label for="queue-show-answers">"Show answers"</label>
-                </div>
-            })}
         </section>
         <BulkPanel bulk program_id=id slug=p.slug.clone() max_days=p.max_invite_days done=refresh/>
         {move || export_error.get().map(|err| view! { <ErrorNotice err/> })}
-        // On a phone the filters fold away, so the rows start near the top (issue 27).
-        <details class="card filters-fold" prop:open=wide_screen()>
-            <summary>"Filter and search"</summary>
+        <div id="queue-filters" class="filters-panel" hidden=move || !filters_open.get()>
             <FilterForm form apply=Callback::new(apply_now) choices/>
-        </details>
+        </div>
+        {move || (not_sent() > 0).then(|| view! {
+            <div class="alert alert-warn unsent-banner">
+                <p><strong>{not_marked_sent(not_sent())}</strong></p>
+                {(!unsent_on()).then(|| view! {
+                    <button type="button" class="secondary" on:click=show_unsent>"Show them"</button>
+                })}
+                <p class="small">"Record each one with its row's “Record sent”, or tick them and use the batch's “Mark all sent” after a bulk issue."</p>
+            </div>
+        })}
+        <RecordSent program_id=id entry=recording done=refresh/>
         {loaded(page, move |r| match r {
                     Ok(pg) if { count(&pg); pg.entries.is_empty() } => view! {
                         <Empty><p>"No entries match."</p></Empty>
                         <Pager cursors next=None label="Queue pages" pages/>
                     }.into_any(),
                     Ok(pg) => view! {
-                        <Rows program_id=id entries=pg.entries selected answers=show_answers.get()/>
+                        <Rows program_id=id entries=pg.entries selected recording answers=show_answers.get()/>
                         <Pager cursors next=pg.next_cursor label="Queue pages" pages/>
                     }.into_any(),
                     Err(err) => view! { <ErrorNotice err/> }.into_any(),
@@ -199,11 +228,72 @@ fn QueueView(p: Program) -> impl IntoView {
     }
 }
 
+/// Records that the code of one entry was sent (its row's "Record sent"), through the
+/// batch endpoint with that one entry: a channel, then "Mark sent".
+#[component]
+fn RecordSent(program_id: Uuid, entry: RwSignal<Option<(Uuid, String)>>, done: Callback<()>) -> impl IntoView {
+    let channel = RwSignal::new(String::new());
+    let pending = RwSignal::new(false);
+    let outcome = RwSignal::new(None::<Result<String, ApiError>>);
+    let field = NodeRef::<leptos::html::Select>::new();
+    Effect::new(move || {
+        if let Some(el) = field.get() {
+            let _ = el.focus();
+        }
+    });
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (Some((eid, email)), ch) = (entry.get_untracked(), channel.get_untracked()) else { return };
+        if ch.is_empty() {
+            return;
+        }
+        pending.set(true);
+        outcome.set(None);
+        spawn_local(async move {
+            let body = BulkDeliveryRequest { entry_ids: vec![eid], channel: ch, reference: None };
+            let path = format!("/api/owner/programs/{program_id}/invitations/delivery-records");
+            let result = api::post::<_, BulkDeliveryResponse>(path, &body).await;
+            pending.set(false);
+            if result.is_ok() {
+                entry.set(None);
+                channel.set(String::new());
+                done.run(());
+            }
+            outcome.set(Some(result.map(|_| format!("The code to {email} is marked sent. It can now be redeemed."))));
+        });
+    };
+    view! {
+        {move || entry.get().map(|(_, email)| view! {
+            <section class="card record-sent" aria-labelledby="record-heading">
+                <h2 id="record-heading">{format!("Record that you sent the code to {email}")}</h2>
+                <p class="small">{NOT_MARKED_SENT}</p>
+                <form class="form" method="post" on:submit=submit>
+                    <label for="record-channel">"Sent through"</label>
+                    <select id="record-channel" node_ref=field on:change=move |ev| channel.set(event_target_value(&ev)) prop:value=move || channel.get()>
+                        <option value="">"Choose a channel…"</option>
+                        {CHANNELS.iter().map(|c| view! { <option value=*c>{label(c)}</option> }).collect_view()}
+                    </select>
+                    <div class="row">
+                        <button type="submit" class="primary" disabled=move || pending.get() || channel.with(String::is_empty)>"Mark sent"</button>
+                        <button type="button" class="secondary" on:click=move |_| { entry.set(None); outcome.set(None); }>"Cancel"</button>
+                    </div>
+                </form>
+            </section>
+        })}
+        {move || outcome.get().map(|r| match r {
+            Ok(text) => view! { <Success><p>{text}</p></Success> }.into_any(),
+            Err(err) => view! { <ErrorNotice err/> }.into_any(),
+        })}
+    }
+}
+
 #[component]
 fn Rows(
     program_id: Uuid,
     entries: Vec<EntrySummary>,
     selected: RwSignal<BTreeSet<Uuid>>,
+    /// Set by a row's "Record sent".
+    recording: RwSignal<Option<(Uuid, String)>>,
     /// Whether the answers column is shown.
     answers: bool,
 ) -> impl IntoView {
@@ -220,14 +310,25 @@ fn Rows(
         .map(|e| {
             let eid = e.id;
             let check_label = format!("Select {}", e.email);
+            let email = e.email.clone();
             view! {
                 <tr>
                     <td><input type="checkbox" aria-label=check_label prop:checked=move || selected.with(|s| s.contains(&eid))
                         on:change=move |ev| { let on = event_target_checked(&ev); selected.update(|s| toggle(s, eid, on)); }/></td>
                     <td class="email"><A href=format!("/owner/programs/{program_id}/entries/{eid}")>{e.email}</A></td>
-                    <td><StateBadge state=e.state.as_str()/>{e.invitation.map(|i| view! {
-                        {(!i.sent).then(|| view! { " " <span class="badge badge-unsent">"Not marked sent"</span> })}
-                        {soon(&i.expires_at).then(|| view! { " " <span class="badge badge-expiring">"Expires soon"</span> })}
+                    <td><StateBadge state=e.state.as_str()/>{e.invitation.map(|i| {
+                        let (issued, expires, now) = (Date::parse(&i.issued_at), Date::parse(&i.expires_at), Date::now());
+                        let live = expires > now;
+                        let record = format!("Record sent: {email}");
+                        view! {
+                            {(!i.sent).then(|| view! { " " <span class="badge badge-unsent">"Not marked sent"</span> })}
+                            {(!i.sent && live).then(|| view! {
+                                " " <button type="button" class="secondary record-button" aria-label=record
+                                    on:click=move |_| recording.set(Some((eid, email.clone())))>"Record sent"</button>
+                            })}
+                            {expires_soon(issued, expires, now).then(|| view! { " " <span class="badge badge-expiring">"Expires soon"</span> })}
+                            {(!live).then(|| view! { " " <span class="badge badge-expired">"Expired"</span> })}
+                        }
                     })}</td>
                     <td class="nowrap joined hide-narrow">{time(&e.created_at)}</td>
                     <td class="hide-narrow">{format!("v{}", e.notice_version)}</td>
@@ -263,11 +364,6 @@ fn Rows(
 /// Wider than a phone (the breakpoint of style.css).
 fn wide_screen() -> bool {
     window().inner_width().ok().and_then(|w| w.as_f64()).is_some_and(|w| w > 560.0)
-}
-
-/// Whether an invitation expires within 48 hours (the API's "expiring soon").
-fn soon(expires_at: &str) -> bool {
-    js_sys::Date::parse(expires_at) < js_sys::Date::now() + 48.0 * 3_600_000.0
 }
 
 fn toggle(set: &mut BTreeSet<Uuid>, id: Uuid, on: bool) {

@@ -79,6 +79,14 @@ impl Filters {
         }
     }
 
+    /// How many filters are applied (the email search counts as one).
+    pub fn active(&self) -> usize {
+        [&self.state, &self.q, &self.source, &self.flag, &self.invitation, &self.answer, &self.verified]
+            .into_iter()
+            .filter(|v| !v.is_empty())
+            .count()
+    }
+
     /// What the export holds under these filters, in words.
     pub fn export_scope(&self) -> &'static str {
         match (self.query().is_empty(), self.q.is_empty()) {
