@@ -36,11 +36,13 @@ if (data && form) {
 // it on a slow connection, and the app's copy of the form replaces the one already shown
 // and measured (a copy removed before its paint was reported would not count, and the
 // app's own would become the LCP). Elsewhere, or where the entry never comes (a hidden
-// tab, a browser without the API), they are fetched at once or after 1.5 s.
+// tab, a browser without the API), they are fetched at once or after 1.5 s; and at once in
+// a frame (the embed on a host page, which web/embed.js keeps hidden until the app reports
+// its height, so nothing in it is painted before the app runs).
 function firstPaintShown() {
   const types = (window.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
   if (!document.getElementById("first-paint") || document.visibilityState === "hidden" ||
-      !types.includes("largest-contentful-paint")) {
+      window.self !== window.top || !types.includes("largest-contentful-paint")) {
     return Promise.resolve();
   }
   return new Promise((resolve) => {
