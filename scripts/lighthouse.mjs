@@ -1,8 +1,10 @@
 // Runs Lighthouse (its default mobile profile) on each URL given, RUNS times (default 3),
 // in /usr/bin/chromium through puppeteer-core; prints every run and the median of each
-// figure, and saves the last run's report per page in artifacts/lighthouse/. Called by
-// scripts/lighthouse.
+// figure, and saves the last run's report per page in artifacts/lighthouse/ (HTML to read,
+// JSON for the LCP element and the long tasks). Each run's line carries the machine's load
+// average before it. Called by scripts/lighthouse.
 import fs from "node:fs";
+import os from "node:os";
 import lighthouse from "lighthouse";
 import puppeteer from "puppeteer-core";
 
@@ -20,7 +22,8 @@ const rows = [];
 for (const url of urls) {
   const figures = [];
   for (let i = 0; i < runs; i++) {
-    const result = await lighthouse(url, { port, output: "html", logLevel: "error" });
+    const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+    const result = await lighthouse(url, { port, output: ["html", "json"], logLevel: "error" });
     const lhr = result.lhr;
     const score = (c) => Math.round(lhr.categories[c].score * 100);
     const audit = (a) => lhr.audits[a].numericValue;
@@ -35,9 +38,10 @@ for (const url of urls) {
       cls: Number(audit("cumulative-layout-shift").toFixed(3)),
     };
     figures.push(f);
-    console.log(`${url} run ${i + 1}: ${JSON.stringify(f)}`);
+    console.log(`${url} run ${i + 1} (load average ${load}): ${JSON.stringify(f)}`);
     const name = new URL(url).pathname.split("/").filter(Boolean).join("-");
-    fs.writeFileSync(`artifacts/lighthouse/${name}.html`, result.report);
+    fs.writeFileSync(`artifacts/lighthouse/${name}.html`, result.report[0]);
+    fs.writeFileSync(`artifacts/lighthouse/${name}.json`, result.report[1]);
   }
   const m = {};
   for (const k of Object.keys(figures[0])) m[k] = median(figures.map((f) => f[k]));

@@ -28,6 +28,47 @@ if (data && form) {
     // The form starts its own worker then.
   }
 }
-const app = document.querySelector('meta[name="vestibule-app"]');
-const { default: init } = await import(app.dataset.js);
-await init({ module_or_path: app.dataset.wasm });
+
+// The app's files, fetched here (scripts/app-files.mjs moved Trunk's preload links onto the
+// meta, with their SRI hashes). On a form page the server has already written the whole
+// first screen (#first-paint): the files are asked for only once the browser has reported
+// that paint (its largest-contentful-paint entry), so the 290 KiB WASM never competes with
+// it on a slow connection, and the app's copy of the form replaces the one already shown
+// and measured (a copy removed before its paint was reported would not count, and the
+// app's own would become the LCP). Elsewhere, or where the entry never comes (a hidden
+// tab, a browser without the API), they are fetched at once or after 1.5 s; and at once in
+// a frame (the embed on a host page, which web/embed.js keeps hidden until the app reports
+// its height, so nothing in it is painted before the app runs).
+function firstPaintShown() {
+  const types = (window.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
+  if (!document.getElementById("first-paint") || document.visibilityState === "hidden" ||
+      window.self !== window.top || !types.includes("largest-contentful-paint")) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const observer = new PerformanceObserver(() => {
+      observer.disconnect();
+      resolve();
+    });
+    observer.observe({ type: "largest-contentful-paint", buffered: true });
+    setTimeout(resolve, 1500);
+  });
+}
+
+await firstPaintShown();
+const app = document.querySelector('meta[name="vestibule-app"]').dataset;
+const glue = document.createElement("link");
+glue.rel = "modulepreload";
+glue.href = app.js;
+if (app.jsIntegrity) glue.integrity = app.jsIntegrity;
+document.head.append(glue);
+// Downloaded whole, then compiled from the bytes: streaming compilation decodes the module
+// on the main thread as it arrives, which on a fast link was one long task; compiling a
+// whole buffer decodes it off the main thread. The app then starts in a task of its own.
+const compiled = fetch(app.wasm, app.wasmIntegrity ? { integrity: app.wasmIntegrity } : {})
+  .then((response) => response.arrayBuffer())
+  .then((bytes) => WebAssembly.compile(bytes));
+const { default: init } = await import(app.js);
+const module = await compiled;
+await new Promise((resolve) => setTimeout(resolve, 0));
+await init({ module_or_path: module });

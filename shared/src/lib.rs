@@ -14,6 +14,7 @@ pub mod history;
 pub mod integrations;
 pub mod questions;
 pub mod queue;
+pub mod signup_form;
 pub mod slug;
 pub mod source_ref;
 pub mod states;

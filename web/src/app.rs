@@ -86,7 +86,7 @@ pub fn App() -> impl IntoView {
                 </Routes>
             </main>
             <footer class="site-footer wrap">
-                <p>"Vestibule · waitlists and early access, kept to the notice you agreed to."</p>
+                <p>{shared::signup_form::FOOTER}</p>
             </footer>
         </Router>
     }

@@ -71,6 +71,7 @@ pub fn start() {
 }
 
 async fn init(session: Session) {
+    crate::components::next_task().await;
     let Ok(config) = api::get_public::<ConfigResponse>("/api/config").await else {
         session.backend.set(Backend::Unavailable);
         session.status.set(Status::Unverified);

@@ -1,7 +1,8 @@
 //! The signup form's page as the server writes it (issue 27 item 2): the SPA's public shell
 //! with the program's own title and description in `<title>`, the meta description, Open
 //! Graph and Twitter card tags (so a link shared in a chat or a post shows the program), a
-//! first paint of the heading and pitch that shows before the WASM has loaded, and the
+//! first paint of the whole first screen — heading, pitch and the form itself, disabled —
+//! that shows before the WASM has loaded (Lighthouse's LCP element is in it), and the
 //! program's public answer (`GET /api/public/programs/{slug}`'s body) as a JSON data block
 //! the SPA reads instead of asking again, so the form renders as soon as the WASM starts.
 //!
@@ -10,15 +11,26 @@
 //! A data block (`type="application/json"`) is never executed, so the page still has no
 //! inline script for the Content-Security-Policy to allow. A program without a title or a
 //! description keeps the shell's own for that piece ("falls back as today"). The first
-//! paint is the page's `<main>` as the SPA renders it; the SPA removes it as it mounts
-//! (`web/src/main.rs`), in the same frame, so nothing moves.
+//! paint is the page's `<main>` (and on the form's page its footer) as the SPA renders it,
+//! from the same words (`shared::signup_form`); the SPA removes it as it mounts
+//! (`web/src/main.rs`), in the same frame, so nothing moves and the app's copy is no
+//! larger paint than the one already shown. Nothing in the first paint can be sent: its
+//! controls are disabled and unnamed until the app's form takes its place. A form that
+//! joins with an account (issue 31) depends on the session: its first paint stops after
+//! the pitch.
 
 use shared::api::PublicProgram;
+use shared::questions::{JoinWith, Question, QuestionKind};
+use shared::signup_form as words;
 
 /// The id of the data block, read by `web/src/routes/waitlist.rs`.
 pub const DATA_ID: &str = "vestibule-program";
 /// The id of the first paint, removed by `web/src/main.rs`.
 pub const FIRST_PAINT_ID: &str = "first-paint";
+/// The id of the first paint's footer (the form's page only), removed with it.
+pub const FIRST_PAINT_FOOTER_ID: &str = "first-paint-footer";
+/// Before every id in the first paint: the app's own elements keep theirs, unshared.
+const ID_PREFIX: &str = "fp-";
 
 /// Which page: the form at `/waitlist/{slug}`, or its framed copy with the host page's
 /// choices (`web/embed.js`: `data-theme`, `data-hide-title`).
@@ -120,15 +132,135 @@ pub fn write(shell: &str, program: &PublicProgram, mode: Mode) -> String {
         escape(heading)
     ));
     if title.is_none() {
-        body.push_str(&format!("<p class=\"muted\">Program: <strong>{}</strong></p>", escape(&program.slug)));
+        body.push_str(&format!(
+            "<p class=\"muted\">{}<strong>{}</strong></p>",
+            escape(words::PROGRAM_PREFIX),
+            escape(&program.slug)
+        ));
     }
     if let Some(description) = description {
         body.push_str(&format!("<p class=\"lead pitch\">{}</p>", escape(description)));
     }
+    // Joining with an account shows the session's addresses, which only the app knows.
+    if program.join_with == JoinWith::Email {
+        write_form(&mut body, program);
+    }
     body.push_str("</main>");
+    if mode == Mode::Page {
+        body.push_str(&format!(
+            "<footer id=\"{FIRST_PAINT_FOOTER_ID}\" class=\"site-footer wrap\"><p>{}</p></footer>",
+            escape(words::FOOTER)
+        ));
+    }
     body.push_str(&format!("<script type=\"application/json\" id=\"{DATA_ID}\">{}</script>", json(program)));
     insert_after_open(&mut page, "<body", &body);
     page
+}
+
+/// The signup form as the app first renders it (`web/src/routes/waitlist.rs`: the same
+/// elements, classes and words, `shared::signup_form`), but inert until the app replaces
+/// it: every control disabled, no field named, no `method` — nothing can be sent from it,
+/// with or without JavaScript — and ids prefixed, so no id is on the page twice while the
+/// app mounts.
+fn write_form(out: &mut String, program: &PublicProgram) {
+    let notice = &program.notice;
+    let id = |name: &str| format!("{ID_PREFIX}{name}");
+    if !program.signup_open {
+        out.push_str(&format!("<div class=\"alert alert-warn\"><p>{}</p></div>", escape(words::CLOSED)));
+    }
+    out.push_str("<form class=\"card form\" novalidate>");
+    out.push_str(&format!("<h2>{}</h2>", escape(words::EMAIL_HEADING)));
+    let email = id("signup-email");
+    out.push_str(&format!(
+        "<label for=\"{email}\">{}</label><input id=\"{email}\" type=\"email\" inputmode=\"email\" \
+         autocomplete=\"email\" spellcheck=\"false\" maxlength=\"254\" disabled><p class=\"field-error\"></p>",
+        escape(words::EMAIL_LABEL)
+    ));
+    write_questions(out, &notice.questions);
+    let heading = id("notice-summary-heading");
+    out.push_str(&format!(
+        "<section class=\"notice compact\" aria-labelledby=\"{heading}\"><h3 id=\"{heading}\">{}</h3>\
+         <p class=\"exact\">{}</p><details class=\"notice-full\"><summary>{}</summary>\
+         <section class=\"notice\" aria-label=\"{full}\"><h2>{full}</h2><p class=\"muted small\">{}</p>\
+         <h3>{}</h3><p class=\"exact\">{}</p><h3>{}</h3><p class=\"exact\">{}</p>{}</section></details></section>",
+        escape(words::NOTICE_HEADING),
+        escape(&notice.purpose),
+        escape(&words::full_notice_summary(notice.version)),
+        escape(&words::published_line(notice.version, &notice.published_at)),
+        escape(words::CONTACT_HEADING),
+        escape(&notice.contact_text),
+        escape(words::RETENTION_HEADING),
+        escape(&notice.retention_text),
+        questions_asked(&notice.questions),
+        full = escape(words::FULL_NOTICE_HEADING),
+    ));
+    let permission = id("signup-permission");
+    out.push_str(&format!(
+        "<div class=\"check\"><input id=\"{permission}\" type=\"checkbox\" disabled>\
+         <label for=\"{permission}\">{}</label></div>",
+        escape(words::PERMISSION)
+    ));
+    let blocked = if program.signup_open { words::BLOCKED_EMAIL } else { words::BLOCKED_CLOSED };
+    out.push_str(&format!(
+        "<button type=\"submit\" disabled>{}</button><p class=\"help\">{}</p></form>",
+        escape(words::SUBMIT),
+        escape(blocked)
+    ));
+}
+
+/// The full notice's list of its questions (`components::notice::NoticeView`), if any.
+fn questions_asked(questions: &[Question]) -> String {
+    if questions.is_empty() {
+        return String::new();
+    }
+    let items: String = questions.iter().map(|q| format!("<li>{}</li>", escape(&words::question_line(q)))).collect();
+    format!("<h3>{}</h3><ul class=\"notice-questions\">{items}</ul>", escape(words::QUESTIONS_ASKED_HEADING))
+}
+
+/// The notice's questions as `components::questions::QuestionFields` renders them.
+fn write_questions(out: &mut String, questions: &[Question]) {
+    if questions.is_empty() {
+        return;
+    }
+    let heading = format!("{ID_PREFIX}question-heading");
+    out.push_str(&format!(
+        "<section class=\"questions\" aria-labelledby=\"{heading}\"><h3 id=\"{heading}\">{}</h3>",
+        escape(words::QUESTIONS_HEADING)
+    ));
+    for q in questions {
+        let id = escape(&format!("{ID_PREFIX}question-{}", q.id));
+        let label = escape(&words::question_label(&q.label, q.required));
+        let required = if q.required { " required" } else { "" };
+        out.push_str("<div class=\"question\">");
+        match q.kind {
+            QuestionKind::ShortText | QuestionKind::Url => {
+                let kind = if q.kind == QuestionKind::Url { "url" } else { "text" };
+                let max = q.limit().unwrap_or(200);
+                out.push_str(&format!(
+                    "<label for=\"{id}\">{label}</label><input id=\"{id}\" type=\"{kind}\" maxlength=\"{max}\" disabled{required}>"
+                ));
+            }
+            QuestionKind::LongText => {
+                let max = q.limit().unwrap_or(2000);
+                out.push_str(&format!(
+                    "<label for=\"{id}\">{label}</label><textarea id=\"{id}\" rows=\"4\" maxlength=\"{max}\" disabled{required}></textarea>"
+                ));
+            }
+            QuestionKind::OneChoice | QuestionKind::ManyChoices => {
+                let kind = if q.kind == QuestionKind::ManyChoices { "checkbox" } else { "radio" };
+                out.push_str(&format!("<fieldset class=\"choices\"><legend>{label}</legend>"));
+                for (i, choice) in q.choices().iter().enumerate() {
+                    out.push_str(&format!(
+                        "<div class=\"check\"><input id=\"{id}-{i}\" type=\"{kind}\" disabled><label for=\"{id}-{i}\">{}</label></div>",
+                        escape(choice)
+                    ));
+                }
+                out.push_str("</fieldset>");
+            }
+        }
+        out.push_str("</div>");
+    }
+    out.push_str("</section>");
 }
 
 fn meta(attribute: &str, name: &str, content: &str) -> String {
@@ -227,7 +359,71 @@ mod tests {
             assert!(page.contains(tag), "{tag} missing: {page}");
         }
         let body = &page[page.find("<body>").unwrap()..];
-        assert!(body.starts_with("<body><main id=\"first-paint\" class=\"wrap\" aria-busy=\"true\"><h1>Aurora beta</h1><p class=\"lead pitch\">Try it first.</p></main>"), "{body}");
+        assert!(body.starts_with("<body><main id=\"first-paint\" class=\"wrap\" aria-busy=\"true\"><h1>Aurora beta</h1><p class=\"lead pitch\">Try it first.</p><form class=\"card form\" novalidate><h2>Your email address</h2>"), "{body}");
+        assert!(
+            body.contains("</form></main><footer id=\"first-paint-footer\" class=\"site-footer wrap\"><p>Vestibule · "),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn the_first_paint_is_the_whole_form_and_nothing_in_it_can_be_sent() {
+        let page = write(SHELL, &program(Some("Aurora beta"), Some("Try it first.")), Mode::Page);
+        let main = &page[page.find("<main").unwrap()..page.find("</main>").unwrap()];
+        for part in [
+            "<label for=\"fp-signup-email\">Email address</label><input id=\"fp-signup-email\" type=\"email\"",
+            "<h3 id=\"fp-notice-summary-heading\">What you agree to</h3><p class=\"exact\">p&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</p>",
+            "<summary>Read the full notice (version 1)</summary>",
+            "<p class=\"muted small\">Version 1, published 2026-01-01 00:00 UTC</p><h3>Contact</h3><p class=\"exact\">c</p>",
+            "<input id=\"fp-signup-permission\" type=\"checkbox\" disabled><label for=\"fp-signup-permission\">I want to join",
+            "<button type=\"submit\" disabled>Join the waitlist</button><p class=\"help\">Enter your email address.</p></form>",
+        ] {
+            assert!(main.contains(part), "{part} missing: {main}");
+        }
+        // Every control disabled, none named, the form without a method: nothing to send.
+        let controls = main.matches("<input").count() + main.matches("<button").count();
+        assert_eq!(controls, 3);
+        assert_eq!(main.matches(" disabled").count(), controls, "{main}");
+        assert!(!main.contains("name=") && !main.contains("method="), "{main}");
+        // The app's ids stay the app's own.
+        assert!(!main.contains("id=\"signup-") && !main.contains("alert-warn"), "{main}");
+    }
+
+    #[test]
+    fn a_closed_form_says_so_and_questions_are_written_escaped() {
+        let mut p = program(None, None);
+        p.signup_open = false;
+        p.notice.questions = serde_json::from_value(serde_json::json!([
+            {"id": "team", "kind": "shortText", "label": "Team <size>", "required": true},
+            {"id": "why", "kind": "longText", "label": "Why?", "required": false, "maxLength": 300},
+            {"id": "role", "kind": "oneChoice", "label": "Role", "required": true, "choices": ["Dev", "<Ops>"]}
+        ]))
+        .unwrap();
+        let page = write(SHELL, &p, Mode::embed_from_query(""));
+        let main = &page[page.find("<main").unwrap()..page.find("</main>").unwrap()];
+        for part in [
+            "<div class=\"alert alert-warn\"><p>This waitlist is not taking sign-ups right now. Please check back later.</p></div><form",
+            "<section class=\"questions\" aria-labelledby=\"fp-question-heading\"><h3 id=\"fp-question-heading\">A few questions</h3>",
+            "<label for=\"fp-question-team\">Team &lt;size&gt; (required)</label><input id=\"fp-question-team\" type=\"text\" maxlength=\"200\" disabled required>",
+            "<textarea id=\"fp-question-why\" rows=\"4\" maxlength=\"300\" disabled></textarea>",
+            "<fieldset class=\"choices\"><legend>Role (required)</legend><div class=\"check\"><input id=\"fp-question-role-0\" type=\"radio\" disabled><label for=\"fp-question-role-0\">Dev</label></div>",
+            "<label for=\"fp-question-role-1\">&lt;Ops&gt;</label>",
+            "<p class=\"help\">Sign-ups are closed.</p>",
+            "<h3>Questions it asks</h3><ul class=\"notice-questions\"><li>Team &lt;size&gt; (short text, required)</li>",
+            "<li>Role (one choice, required): Dev · &lt;Ops&gt;</li></ul></section></details>",
+        ] {
+            assert!(main.contains(part), "{part} missing: {main}");
+        }
+        assert!(!page.contains("first-paint-footer"), "the embed has no footer: {page}");
+    }
+
+    #[test]
+    fn an_account_join_is_painted_up_to_its_pitch() {
+        let mut p = program(Some("Aurora beta"), Some("Try it first."));
+        p.join_with = JoinWith::Account;
+        let page = write(SHELL, &p, Mode::Page);
+        assert!(page.contains("<p class=\"lead pitch\">Try it first.</p></main>"), "{page}");
+        assert!(!page.contains("<form"), "{page}");
     }
 
     #[test]
@@ -265,7 +461,7 @@ mod tests {
         assert!(page.contains("controlled early access"));
         assert!(!page.contains("og:"), "{page}");
         assert!(
-            page.contains("<h1>Join the waitlist</h1><p class=\"muted\">Program: <strong>aurora</strong></p></main>")
+            page.contains("<h1>Join the waitlist</h1><p class=\"muted\">Program: <strong>aurora</strong></p><form class=\"card form\"")
         );
         assert!(!page.contains("pitch"));
     }

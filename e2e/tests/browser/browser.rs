@@ -160,12 +160,16 @@ impl Browser {
         self.driver.cdp().send_raw("Emulation.setEmulatedMedia", media).await.expect("emulated media");
     }
 
+    /// Opens `path` and, on a signup form, waits until the app has taken over from the
+    /// server's first paint (which shows the same form, disabled: `api/src/routes/form_page.rs`).
     pub async fn open(&self, path: &str) {
         self.driver.goto(format!("{}{path}", self.base)).await.expect("navigation");
+        self.wait_count("#first-paint", 0).await;
     }
 
     pub async fn reload(&self) {
         self.driver.refresh().await.expect("reload");
+        self.wait_count("#first-paint", 0).await;
     }
 
     pub async fn path(&self) -> String {

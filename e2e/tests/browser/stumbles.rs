@@ -71,6 +71,52 @@ async fn form(stack: &Stack, b: &Browser) {
     assert_eq!(field.prop("value").await.unwrap().as_deref(), Some("john @gmail.com"));
     b.wait_text("The address").await;
     b.check_page("waitlist-titled").await;
+
+    // Issue 27 item 2 (Lighthouse's LCP): the server's first paint is the form the app
+    // renders in its place, box for box, so the app's copy moves nothing and paints nothing
+    // larger; on the page and in the embed, at a phone's width and a laptop's.
+    for px in [390, 1280] {
+        width(b, px).await;
+        for path in [format!("/waitlist/{SLUG}"), format!("/embed/waitlist/{SLUG}")] {
+            b.open(&path).await;
+            b.element("#signup-email").await;
+            first_paint_is_the_apps_form(b, &path, px).await;
+        }
+    }
+}
+
+/// The page's HTML as the server sends it, laid out without scripts (a sandboxed frame of
+/// this window's size), against the page the app rendered: every element of the first
+/// paint's `<main>` in the same box as the app's, with the same tag and classes.
+async fn first_paint_is_the_apps_form(b: &Browser, path: &str, px: u32) {
+    let script = r#"
+        // Without its scripts (none would run in the frame; they lay nothing out).
+        const html = (await (await fetch(location.href)).text()).replace(/<script\b[\s\S]*?<\/script>/g, "");
+        const frame = document.createElement("iframe");
+        frame.setAttribute("sandbox", "allow-same-origin");
+        frame.style.cssText = `position:absolute;left:-30000px;top:0;border:0;width:${innerWidth}px;height:${innerHeight}px`;
+        const loaded = new Promise((resolve) => (frame.onload = resolve));
+        frame.srcdoc = html;
+        document.body.append(frame);
+        await loaded;
+        // Scripts are off in the frame, so its <noscript> shows; it is not part of the page.
+        for (const n of frame.contentDocument.querySelectorAll("noscript")) n.remove();
+        const boxes = (root) => [root, ...root.querySelectorAll("*")].map((e) => {
+            const r = e.getBoundingClientRect();
+            return `${e.tagName}.${e.className} ${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}x${Math.round(r.height)}`;
+        });
+        const painted = boxes(frame.contentDocument.getElementById("first-paint"));
+        const app = boxes(document.getElementById("main"));
+        frame.remove();
+        return { painted, app };
+    "#;
+    let found = js(b, script).await;
+    let (painted, app) = (&found["painted"], &found["app"]);
+    assert!(
+        painted.as_array().is_some_and(|p| p.len() > 20),
+        "{path} at {px} px: the first paint holds the form: {painted:#}"
+    );
+    assert_eq!(painted, app, "{path} at {px} px: the first paint is laid out as the app's form");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -30,6 +30,17 @@ pub fn set_title(page: &str) {
     leptos::prelude::document().set_title(&format!("{page} · Vestibule"));
 }
 
+/// Resolves in a later task of the browser's (a zero-delay timer). Requests the page makes
+/// as it starts (the session's config, the form's draws) await it first, so that building
+/// them is not part of the app's one start-up task, the longest on a phone (Lighthouse's
+/// TBT, issue 27 item 2).
+pub async fn next_task() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = leptos::prelude::window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
 /// A delivery log's "Retry" (a webhook's deliveries, the calls to Clerk): POST
 /// `{deliveries}/{id}/retry`, then read the log again whatever the answer, since the log
 /// is what shows what became of the delivery.

@@ -5,9 +5,8 @@
 //! code's notice.
 
 use leptos::prelude::*;
-use shared::questions::{Question, QuestionKind};
-
-use crate::components::text::time;
+use shared::questions::Question;
+use shared::signup_form as words;
 
 #[component]
 pub fn NoticeView(
@@ -17,7 +16,7 @@ pub fn NoticeView(
     /// Version and publication time, when the notice is published.
     #[prop(optional)]
     published: Option<(i32, String)>,
-    #[prop(default = "Notice")] heading: &'static str,
+    #[prop(default = words::FULL_NOTICE_HEADING)] heading: &'static str,
     /// The purpose is shown just above (the public form's compact notice): not twice.
     #[prop(optional)]
     purpose_above: bool,
@@ -28,15 +27,15 @@ pub fn NoticeView(
     let asked = move || {
         let questions = questions.get().unwrap_or_default();
         (!questions.is_empty()).then(|| {
-            let items = questions.into_iter().map(|q| view! { <li>{question_line(&q)}</li> }).collect_view();
+            let items = questions.into_iter().map(|q| view! { <li>{words::question_line(&q)}</li> }).collect_view();
             view! {
-                <h3>"Questions it asks"</h3>
+                <h3>{words::QUESTIONS_ASKED_HEADING}</h3>
                 <ul class="notice-questions">{items}</ul>
             }
         })
     };
     let meta = published.map(|(version, at)| {
-        view! { <p class="muted small">{format!("Version {version}, published {}", time(&at))}</p> }
+        view! { <p class="muted small">{words::published_line(version, &at)}</p> }
     });
     view! {
         <section class="notice" aria-label=heading>
@@ -46,31 +45,11 @@ pub fn NoticeView(
                 <h3>"Purpose"</h3>
                 <p class="exact">{move || purpose.get()}</p>
             })}
-            <h3>"Contact"</h3>
+            <h3>{words::CONTACT_HEADING}</h3>
             <p class="exact">{move || contact_text.get()}</p>
-            <h3>"How long your address is kept"</h3>
+            <h3>{words::RETENTION_HEADING}</h3>
             <p class="exact">{move || retention_text.get()}</p>
             {asked}
         </section>
     }
-}
-
-/// One question as the notice lists it: its label, kind, whether it must be answered and,
-/// for choices, the choices.
-fn question_line(q: &Question) -> String {
-    // Written out rather than `title().to_lowercase()`: Unicode's case tables would cost
-    // the public bundle several KiB.
-    let kind = match q.kind {
-        QuestionKind::ShortText => "short text",
-        QuestionKind::LongText => "long text",
-        QuestionKind::OneChoice => "one choice",
-        QuestionKind::ManyChoices => "several choices",
-        QuestionKind::Url => "web address",
-    };
-    let need = if q.required { "required" } else { "optional" };
-    let mut line = format!("{} ({kind}, {need})", q.label);
-    if !q.choices().is_empty() {
-        line.push_str(&format!(": {}", q.choices().join(" · ")));
-    }
-    line
 }

@@ -57,8 +57,7 @@ pub fn QuestionFields(
         .into_iter()
         .map(|q| {
             let id = format!("{prefix}-{}", q.id);
-            let need = if q.required { " (required)" } else { " (optional)" };
-            let label = format!("{}{need}", q.label);
+            let label = shared::signup_form::question_label(&q.label, q.required);
             let qid = q.id.clone();
             let set_text = move |value: String| {
                 let qid = qid.clone();
@@ -144,7 +143,7 @@ pub fn QuestionFields(
         .collect_view();
     view! {
         <section class="questions" aria-labelledby=format!("{prefix}-heading")>
-            <h3 id=format!("{prefix}-heading")>"A few questions"</h3>
+            <h3 id=format!("{prefix}-heading")>{shared::signup_form::QUESTIONS_HEADING}</h3>
             {fields}
         </section>
     }

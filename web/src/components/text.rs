@@ -5,10 +5,7 @@ use leptos::prelude::*;
 
 /// `2026-01-02T13:45:07.123Z` → `2026-01-02 13:45 UTC` (the API speaks UTC).
 pub fn time(ts: &str) -> String {
-    match (ts.get(..10), ts.get(11..16)) {
-        (Some(day), Some(hm)) if ts.as_bytes().get(10) == Some(&b'T') => format!("{day} {hm} UTC"),
-        _ => ts.to_owned(),
-    }
+    shared::signup_form::utc_minute(ts)
 }
 
 /// `owner_discretion` → `Owner discretion`.

@@ -19,6 +19,7 @@ pub fn public_draws(slug: String) -> LocalResource<Result<Vec<PublicDraw>, ApiEr
         let slug = slug.clone();
         async move {
             Slug::parse(&slug).map_err(|_| ApiError::not_found())?;
+            crate::components::next_task().await;
             api::get_public::<Vec<PublicDraw>>(&format!("/api/public/programs/{slug}/draws")).await
         }
     })

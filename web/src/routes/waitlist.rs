@@ -22,6 +22,7 @@ use crate::components::questions::{account_signed_in, answers_ready, AccountNoti
 use crate::components::set_title;
 use crate::components::status::{loaded, Arrived, ErrorNotice, Warning};
 use shared::questions::{Answers, JoinWith};
+use shared::signup_form as words;
 
 /// The program the server wrote into this page (`api/src/routes/form_page.rs`), when it is
 /// the one `slug` names. Taken once: the data block is removed, so a later client-side
@@ -219,10 +220,11 @@ pub(crate) fn SignupForm(program: PublicProgram) -> impl IntoView {
 
     // The heading is the program's title; without one, the generic heading and the slug.
     // The server's first paint (`api/src/routes/form_page.rs`) writes the same three.
-    let untitled = title.is_none().then(|| view! { <p class="muted">"Program: " <strong>{slug.clone()}</strong></p> });
+    let untitled =
+        title.is_none().then(|| view! { <p class="muted">{words::PROGRAM_PREFIX} <strong>{slug.clone()}</strong></p> });
     let heading_class = (embedded() && query_flag("hideTitle")).then_some("sr-only");
     view! {
-        <h1 class=heading_class>{title.unwrap_or_else(|| "Join the waitlist".to_owned())}</h1>
+        <h1 class=heading_class>{title.unwrap_or_else(|| words::UNTITLED_HEADING.to_owned())}</h1>
         {untitled}
         {description.map(|d| view! { <p class="lead pitch">{d}</p> })}
         {account.then(|| view! { <AccountNotice slug=slug.clone() signed_in/> })}
@@ -271,27 +273,27 @@ fn FormBody(
     // Why the button cannot be pressed yet, in the order the form asks.
     let blocked = move || {
         if !signup_open {
-            Some("Sign-ups are closed.")
+            Some(words::BLOCKED_CLOSED)
         } else if !matches!(checked(), Some(Ok(_))) {
-            Some("Enter your email address.")
+            Some(words::BLOCKED_EMAIL)
         } else if !agreed.get() {
-            Some("Tick the box to continue.")
+            Some(words::BLOCKED_PERMISSION)
         } else {
             None
         }
     };
     let closed = (!signup_open).then(|| {
         view! {
-            <Warning><p>"This waitlist is not taking sign-ups right now. Please check back later."</p></Warning>
+            <Warning><p>{words::CLOSED}</p></Warning>
         }
     });
     let Notice { purpose, contact_text, retention_text, questions, .. } = notice;
     view! {
         {closed}
         <form class="card form" method="post" novalidate on:submit=submit>
-            <h2>"Your email address"</h2>
+            <h2>{words::EMAIL_HEADING}</h2>
             {(!account).then(|| view! {
-            <label for="signup-email">"Email address"</label>
+            <label for="signup-email">{words::EMAIL_LABEL}</label>
             <input id="signup-email" type="email" inputmode="email" autocomplete="email" spellcheck="false"
                 maxlength="254" disabled=!signup_open prop:value=email.get_untracked() on:input=on_email
                 aria-invalid=move || problem().is_some().to_string()
@@ -306,22 +308,20 @@ fn FormBody(
             })}
             {fields}
             <section class="notice compact" aria-labelledby="notice-summary-heading">
-                <h3 id="notice-summary-heading">"What you agree to"</h3>
+                <h3 id="notice-summary-heading">{words::NOTICE_HEADING}</h3>
                 <p class="exact">{purpose.clone()}</p>
                 <details class="notice-full">
-                    <summary>{format!("Read the full notice (version {})", published.0)}</summary>
+                    <summary>{words::full_notice_summary(published.0)}</summary>
                     <NoticeView purpose contact_text retention_text published purpose_above=true questions/>
                 </details>
             </section>
             <div class="check">
                 <input id="signup-permission" type="checkbox" disabled=!signup_open
                     prop:checked=move || agreed.get() on:change=move |ev| agreed.set(event_target_checked(&ev))/>
-                <label for="signup-permission">
-                    "I want to join this waitlist, and I agree that my email address is used and kept as the notice describes."
-                </label>
+                <label for="signup-permission">{words::PERMISSION}</label>
             </div>
             <button type="submit" disabled=move || !ready() aria-describedby="signup-blocked">
-                {move || if outcome.get() == Outcome::Sending { "Sending…" } else { "Join the waitlist" }}
+                {move || if outcome.get() == Outcome::Sending { "Sending…" } else { words::SUBMIT }}
             </button>
             <p id="signup-blocked" class="help" aria-live="polite">{blocked}</p>
             {move || outcome_message(outcome.get())}
