@@ -150,6 +150,9 @@ const ADMIT: &str = "SELECT ord, outcome, stored_binding \
 /// last, before COMMIT, with the same program and request key.
 pub const RECORD_ANSWERS: &str = "SELECT record_signup_answers($1, $2, $3, $4)";
 
+/// [`RECORD_ANSWERS`] for a whole batch (V131), sent in the admission's own pipeline.
+const RECORD_BATCH_ANSWERS: &str = "SELECT record_batch_answers($1, $2, $3, $4)";
+
 /// Whether an attempt has anything for [`RECORD_ANSWERS`] to store; without, the
 /// statement is not sent at all.
 fn records_answers(a: &Attempt) -> bool {
@@ -157,11 +160,11 @@ fn records_answers(a: &Attempt) -> bool {
 }
 
 /// Admits a batch of attempts for one program (arrival order) as one READ COMMITTED
-/// transaction (see the module doc): one decision per attempt, in the same order. Without
-/// answers to store, BEGIN, the call and COMMIT are one pipeline (one round trip); when an
-/// attempt of the batch has answers or a verified address, COMMIT waits for the decisions,
-/// and [`RECORD_ANSWERS`] goes out for each *admitted* one of them (pipelined) before it, so
-/// a replay or a known address in the same batch never stores answers. A failure rolls
+/// transaction (see the module doc): one decision per attempt, in the same order. BEGIN,
+/// the call and COMMIT are one pipeline (one round trip); when an attempt of the batch has
+/// answers or a verified address, [`RECORD_BATCH_ANSWERS`] joins the pipeline before
+/// COMMIT, and stores only what the entries this transaction created were admitted with,
+/// so a replay or a known address in the same batch never stores answers. A failure rolls
 /// the whole batch back and is returned: a deadlock, or a counter guard that missed, is
 /// `DbError::Retry`; another writer's unique key is `DbError::Unique`.
 pub async fn admit_batch(client: &Client, target: Target, attempts: &[Attempt]) -> Result<Vec<Decided>> {
@@ -201,38 +204,27 @@ pub async fn admit_batch(client: &Client, target: Target, attempts: &[Attempt]) 
         commit?;
         return decisions(&rows, attempts.len());
     }
-    let record = client.prepare_cached(RECORD_ANSWERS).await?;
-    let (begin, rows) = futures_util::join!(
+    // With answers: V131's batch call goes out in the same pipeline, before COMMIT (no
+    // wait for the decisions under the program lock). It stores, per entry this
+    // transaction created, the answers of the first attempt pointing at it — as the
+    // per-attempt call did for each admitted attempt.
+    let record = client.prepare_cached(RECORD_BATCH_ANSWERS).await?;
+    let answers: Vec<&serde_json::Value> = attempts.iter().map(|a| &a.answers).collect();
+    let verified: Vec<bool> = attempts.iter().map(|a| a.verified).collect();
+    let record_params: [&(dyn ToSql + Sync); 4] = [&target.program_id, &keys, &answers, &verified];
+    let (begin, rows, recorded, commit) = futures_util::join!(
         client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
         client.query(&stmt, &params),
+        client.execute(&record, &record_params),
+        client.batch_execute("COMMIT"),
     );
-    let decided = async {
-        begin?;
-        let decided = decisions(&rows?, attempts.len())?;
-        let stores = attempts.iter().zip(&decided).filter(|(a, d)| **d == Decided::Admitted && records_answers(a));
-        let results = futures_util::future::join_all(stores.map(|(a, _)| {
-            let (program, key, answers, verified) = (&target.program_id, &a.request_key, &a.answers, &a.verified);
-            let record = &record;
-            async move { client.execute(record, &[program, key, answers, verified]).await }
-        }))
-        .await;
-        for result in results {
-            result?;
-        }
-        Ok::<_, super::DbError>(decided)
-    }
-    .await;
-    match decided {
-        Ok(decided) => {
-            client.batch_execute("COMMIT").await?;
-            Ok(decided)
-        }
-        Err(e) => {
-            // The transaction failed or never began; end it either way (a no-op outside one).
-            let _ = client.batch_execute("ROLLBACK").await;
-            Err(e)
-        }
-    }
+    // A failed statement aborts the transaction: its COMMIT then rolls back (PostgreSQL
+    // answers it with ROLLBACK), so nothing of the batch was written.
+    begin?;
+    let rows = rows?;
+    recorded?;
+    commit?;
+    decisions(&rows, attempts.len())
 }
 
 /// The rows `admit_signups` answered, as decisions in the batch's order.

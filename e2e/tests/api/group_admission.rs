@@ -156,6 +156,59 @@ async fn a_batch_with_a_replay_and_a_new_key_for_the_same_email_makes_one_entry(
     assert_chains_verify(&app);
 }
 
+fn answering(app: &TestApp, slug: &str, key: Uuid, email: &str, name: Option<&str>) -> Pending {
+    let (app, slug) = (app.clone(), slug.to_owned());
+    let mut request = crate::support::public::signup_request(email);
+    request.request_key = key;
+    if let Some(name) = name {
+        request.answers = serde_json::from_value(serde_json::json!({ "name": name })).unwrap();
+    }
+    Box::pin(async move { app.try_signup_with(&slug, &request).await })
+}
+
+/// Issue 31 in a batch: the answers go out in the admission's own pipeline (V131), and an
+/// entry keeps the answers of the attempt that created it — not those of a later key for
+/// the same address in the same batch — while an attempt without answers stores nothing.
+#[tokio::test]
+async fn a_batch_stores_each_new_entrys_own_answers_and_nothing_for_a_second_key() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = owner.create_program(ws, "asked", Caps::default()).await.id;
+    let mut notice = serde_json::to_value(crate::support::owner::notice()).unwrap();
+    notice["questions"] = serde_json::json!([{"id": "name", "kind": "shortText", "label": "Name", "required": false}]);
+    owner.try_publish_notice(program, &notice).await.assert(201);
+    let open = shared::api::PatchProgramRequest {
+        signup_open: Some(true),
+        proof_of_work: Some(shared::api::PowLevel::Off),
+        ..crate::support::owner::changes()
+    };
+    owner.patch_program(program, open).await;
+    let keys: Vec<Uuid> = (0..4).map(|_| Uuid::new_v4()).collect();
+    let rest = vec![
+        answering(&app, "asked", keys[0], "x@example.com", Some("First")),
+        answering(&app, "asked", keys[1], "x@example.com", Some("Second")),
+        answering(&app, "asked", keys[2], "z@example.com", None),
+        answering(&app, "asked", keys[3], "w@example.com", Some("W")),
+    ];
+    let replies = batch_behind_a_leader(&app, program, "asked", rest).await;
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status.as_u16()).collect();
+    assert_eq!(statuses, [202, 202, 202, 202, 202], "{:?}", replies.iter().map(|r| &r.text).collect::<Vec<_>>());
+    assert_eq!(batches(&app, program).await, [1, 3], "the leader, then x, z and w in one transaction");
+    let stored: Vec<(String, String)> = app
+        .rows(
+            "SELECT e.email_key, a.answers->>'name' FROM entry_answers a JOIN entries e ON e.id = a.entry_id \
+             WHERE a.program_id = $1 ORDER BY e.email_key",
+            &[&program],
+        )
+        .await
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let expected = [("w@example.com".to_owned(), "W".to_owned()), ("x@example.com".to_owned(), "First".to_owned())];
+    assert_eq!(stored, expected, "the creator's answers; none for z");
+    assert_chains_verify(&app);
+}
+
 #[tokio::test]
 async fn batches_form_on_two_instances_and_take_turns_on_the_program_lock() {
     const PER_INSTANCE: usize = 6;
