@@ -65,6 +65,18 @@ impl QuestionKind {
         }
     }
 
+    /// What the notice calls it, in a sentence (written out: lowercasing `title` would
+    /// bring Unicode's case tables into the public bundle).
+    pub fn noun(self) -> &'static str {
+        match self {
+            Self::ShortText => "short text",
+            Self::LongText => "long text",
+            Self::OneChoice => "one choice",
+            Self::ManyChoices => "several choices",
+            Self::Url => "web address",
+        }
+    }
+
     /// What the owner's editor calls it.
     pub fn title(self) -> &'static str {
         match self {

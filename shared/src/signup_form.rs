@@ -5,7 +5,7 @@
 //! takes its place without moving anything). If these words differed between the two, the
 //! form would change size as the app starts.
 
-use crate::questions::{Question, QuestionKind};
+use crate::questions::Question;
 
 /// The heading of a program without a title.
 pub const UNTITLED_HEADING: &str = "Join the waitlist";
@@ -49,17 +49,8 @@ pub fn question_label(label: &str, required: bool) -> String {
 /// One question as the notice lists it: its label, kind, whether it must be answered and,
 /// for choices, the choices.
 pub fn question_line(q: &Question) -> String {
-    // Written out rather than `title().to_lowercase()`: Unicode's case tables would cost
-    // the public bundle several KiB.
-    let kind = match q.kind {
-        QuestionKind::ShortText => "short text",
-        QuestionKind::LongText => "long text",
-        QuestionKind::OneChoice => "one choice",
-        QuestionKind::ManyChoices => "several choices",
-        QuestionKind::Url => "web address",
-    };
     let need = if q.required { "required" } else { "optional" };
-    let mut line = format!("{} ({kind}, {need})", q.label);
+    let mut line = format!("{} ({}, {need})", q.label, q.kind.noun());
     if !q.choices().is_empty() {
         line.push_str(&format!(": {}", q.choices().join(" · ")));
     }

@@ -102,7 +102,7 @@ pub struct Attempt {
     pub pow: Option<(Vec<u8>, Option<DateTime<Utc>>)>,
     /// The checked answers (`{}` for none) and whether the address is one the signed-in
     /// applicant's account has verified: stored beside a new entry by
-    /// [`RECORD_ANSWERS`], in the same transaction.
+    /// [`RECORD_BATCH_ANSWERS`], in the same transaction.
     pub answers: serde_json::Value,
     pub verified: bool,
 }
@@ -143,18 +143,14 @@ pub enum Decided {
 const ADMIT: &str = "SELECT ord, outcome, stored_binding \
      FROM admit_signups($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ORDER BY ord";
 
-/// The admission's hook for what the applicant said (V130's `record_signup_answers`):
-/// after the admission's writes, in its transaction, it stores the answers and the
-/// verified-at-join time of the entry this transaction created for the request key, and
-/// nothing for a replay, a known address or a refusal. Any admission writer calls it
-/// last, before COMMIT, with the same program and request key.
-pub const RECORD_ANSWERS: &str = "SELECT record_signup_answers($1, $2, $3, $4)";
-
-/// [`RECORD_ANSWERS`] for a whole batch (V131), sent in the admission's own pipeline.
+/// What the applicant said (V131's `record_batch_answers`): after the admission's writes,
+/// in its transaction and its pipeline, it stores the answers and the verified-at-join time
+/// of each entry this transaction created (those of the attempt that created it), and
+/// nothing for a replay, a known address or a refusal.
 const RECORD_BATCH_ANSWERS: &str = "SELECT record_batch_answers($1, $2, $3, $4)";
 
-/// Whether an attempt has anything for [`RECORD_ANSWERS`] to store; without, the
-/// statement is not sent at all.
+/// Whether an attempt has anything for [`RECORD_BATCH_ANSWERS`] to store; when no
+/// attempt of a batch has, the statement is not sent at all.
 fn records_answers(a: &Attempt) -> bool {
     a.verified || a.answers.as_object().is_some_and(|o| !o.is_empty())
 }
