@@ -38,7 +38,12 @@ for (const url of urls) {
       cls: Number(audit("cumulative-layout-shift").toFixed(3)),
     };
     figures.push(f);
-    console.log(`${url} run ${i + 1} (load average ${load}): ${JSON.stringify(f)}`);
+    // The long tasks behind TBT (simulated ms, the script that ran them), to tell one
+    // start-up task from two.
+    const tasks = (lhr.audits["long-tasks"]?.details?.items || [])
+      .map((t) => `${String(t.url).split("/").pop() || "?"}@${Math.round(t.startTime)}:${Math.round(t.duration)}`)
+      .join(" ");
+    console.log(`${url} run ${i + 1} (load average ${load}): ${JSON.stringify(f)} long tasks: ${tasks}`);
     const name = new URL(url).pathname.split("/").filter(Boolean).join("-");
     fs.writeFileSync(`artifacts/lighthouse/${name}.html`, result.report[0]);
     fs.writeFileSync(`artifacts/lighthouse/${name}.json`, result.report[1]);

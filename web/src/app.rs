@@ -16,6 +16,7 @@ use leptos_router::path;
 use wasm_bindgen::JsCast;
 
 use crate::auth;
+use crate::components::later::Later;
 use crate::components::nav::Header;
 use crate::routes::{draws, early_access, elsewhere, embed, home, me, not_found, owner, redeem, sign_in, waitlist};
 
@@ -33,13 +34,18 @@ macro_rules! page {
 
 #[component]
 pub fn App() -> impl IntoView {
+    // A signup form the server wrote the program into (`api/src/routes/form_page.rs`):
+    // the form alone, without the router, which such a page never uses (its links are
+    // plain ones to other pages), so the app's first task stays short (issue 27, TBT).
+    #[cfg(feature = "public")]
+    if let Some(view) = form_app() {
+        return view;
+    }
     // The embedded form (issue 15) is the signup form alone, without the site's chrome or
     // a session: it lives in a frame on the owner's page.
     #[cfg(feature = "public")]
     if window().location().pathname().is_ok_and(|p| p.starts_with("/embed/")) {
-        if let Some(body) = document().body() {
-            body.set_class_name("embed");
-        }
+        set_embed_class();
         return view! {
             <Router>
                 <main id="main" class="embed">
@@ -51,13 +57,7 @@ pub fn App() -> impl IntoView {
         }
         .into_any();
     }
-    auth::start();
-    elsewhere::arrived();
-    track_input_modality();
-    if let Some(keyboard) = elsewhere::take_focus_request() {
-        set_keyboard_in_use(keyboard);
-        focus_heading_soon(0);
-    }
+    start_session();
     view! {
         <Router>
             <a class="skip-link" href="#main" on:click=|ev| { ev.prevent_default(); focus_main(); }>"Skip to content"</a>
@@ -91,6 +91,58 @@ pub fn App() -> impl IntoView {
         </Router>
     }
     .into_any()
+}
+
+/// The signup form's page (`/waitlist/{slug}`, `/embed/waitlist/{slug}`) when the server
+/// wrote its program into the page: the same elements as the routed page, without the
+/// router. The form renders in steps (`components::later`).
+#[cfg(feature = "public")]
+fn form_app() -> Option<AnyView> {
+    if let Some(program) = waitlist::page_program(true) {
+        set_embed_class();
+        let form = move || embed::framed(program.clone());
+        return Some(view! { <main id="main" class="embed"><Later>{form.clone()}</Later></main> }.into_any());
+    }
+    let program = waitlist::page_program(false)?;
+    // The session starts a task later, before the form (timers keep their order), inside
+    // the app's owner so that the form finds it.
+    let owner = Owner::current();
+    set_timeout(
+        move || match owner {
+            Some(owner) => owner.with(start_session),
+            None => start_session(),
+        },
+        std::time::Duration::ZERO,
+    );
+    let form = move || waitlist::form_page(program.clone());
+    Some(
+        view! {
+            <a class="skip-link" href="#main" on:click=|ev| { ev.prevent_default(); focus_main(); }>"Skip to content"</a>
+            <main id="main" class="wrap" tabindex="-1"><Later>{form.clone()}</Later></main>
+            <footer class="site-footer wrap">
+                <p>{shared::signup_form::FOOTER}</p>
+            </footer>
+        }
+        .into_any(),
+    )
+}
+
+#[cfg(feature = "public")]
+fn set_embed_class() {
+    if let Some(body) = document().body() {
+        body.set_class_name("embed");
+    }
+}
+
+/// The session, the keyboard's use and a focus request left by the page before.
+fn start_session() {
+    auth::start();
+    elsewhere::arrived();
+    track_input_modality();
+    if let Some(keyboard) = elsewhere::take_focus_request() {
+        set_keyboard_in_use(keyboard);
+        focus_heading_soon(0);
+    }
 }
 
 /// Moves the focus to the page's `<h1>` after a navigation (not on the first load, where

@@ -17,13 +17,8 @@ mod routes;
 fn main() {
     leptos::mount::mount_to_body(app::App);
     // The server's first paint of a form page (api/src/routes/form_page.rs: the form and
-    // the footer, disabled) gives way to the page just rendered in its place, in the same
-    // frame: the same elements in the same places, so nothing moves and no larger element
-    // is painted.
-    let document = leptos::prelude::document();
-    for id in ["first-paint", "first-paint-footer"] {
-        if let Some(first_paint) = document.get_element_by_id(id) {
-            first_paint.remove();
-        }
-    }
+    // the footer, disabled) gives way to the page rendered in its place once the page's last
+    // step has rendered (`components::later`), in a later task: the same elements in the
+    // same places, so nothing moves and no larger element is painted.
+    leptos::prelude::set_timeout(components::later::settle, std::time::Duration::ZERO);
 }

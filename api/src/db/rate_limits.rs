@@ -4,9 +4,10 @@
 //! admission transaction.
 //!
 //! Counters are soft state: a crash that forgets the last few increments only gives a
-//! client a few more attempts in a window that is about to end anyway. So an increment
-//! commits without waiting for the WAL flush (`synchronous_commit` off for that one
-//! transaction). That matters under load from one address: every attempt increments the
+//! client a few more attempts in a window that is about to end anyway. So an increment,
+//! and a refund, commits without waiting for the WAL flush (`synchronous_commit` off for
+//! that one transaction); the admission or redemption that follows commits synchronously,
+//! and WAL is flushed in order, so nothing acknowledged depends on a lost count. That matters under load from one address: every attempt increments the
 //! same row, and a flush-bound commit would hold that row's lock for a disk flush,
 //! serializing all of that address's signups — across programs — at the disk's rate.
 
@@ -142,6 +143,8 @@ pub async fn count_first(
 
 /// Takes back one attempt counted by [`count_first`] in its window (an attempt that
 /// turned out not to be a failure). Never below zero; a pruned window is left alone.
+/// Commits asynchronously in one round trip, as [`count_first`] (a successful
+/// redemption's refund, issue 28: the one synchronous counter write there was).
 pub async fn refund(client: &Client, counters: &[(Scope, &[u8])], counted: &Counted) -> Result<()> {
     let stmt = client
         .prepare_cached(
@@ -153,7 +156,15 @@ pub async fn refund(client: &Client, counters: &[(Scope, &[u8])], counted: &Coun
         .await?;
     let scopes: Vec<&str> = counters.iter().map(|(scope, _)| scope.as_str()).collect();
     let subjects: Vec<&[u8]> = counters.iter().map(|(_, subject)| *subject).collect();
-    client.execute(&stmt, &[&scopes, &subjects, &counted.window_start]).await?;
+    let params: [&(dyn ToSql + Sync); 3] = [&scopes, &subjects, &counted.window_start];
+    let (begin, updated, commit) = futures_util::join!(
+        client.batch_execute("BEGIN; SET LOCAL synchronous_commit TO off"),
+        client.execute(&stmt, &params),
+        client.batch_execute("COMMIT"),
+    );
+    begin?;
+    updated?;
+    commit?;
     Ok(())
 }
 

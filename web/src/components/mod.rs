@@ -11,6 +11,7 @@ pub mod download;
 pub mod edge;
 pub mod events;
 pub mod invitation;
+pub mod later;
 pub mod markdown;
 pub mod nav;
 pub mod notice;

@@ -33,7 +33,7 @@ pub fn Embed() -> impl IntoView {
     .into_any()
 }
 
-fn framed(p: shared::api::PublicProgram) -> AnyView {
+pub fn framed(p: shared::api::PublicProgram) -> AnyView {
     page_title(&p);
     if let Some(parent) = parent_origin(&p.embed_origins) {
         report_height(parent);

@@ -9,13 +9,13 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
 use shared::api::{Notice, PowLevel, PublicProgram, SignupRequest, SignupResponse};
 use shared::{EmailKey, ErrorCode, Slug};
 use uuid::Uuid;
 
 use crate::api::{self, ApiError, Code};
+use crate::components::later::Later;
 use crate::components::notice::NoticeView;
 use crate::components::pow::{self, Solution};
 use crate::components::questions::{account_signed_in, answers_ready, AccountNotice, AddressPicker, QuestionFields};
@@ -75,7 +75,18 @@ pub fn Waitlist() -> impl IntoView {
     .into_any()
 }
 
-fn form_page(p: PublicProgram) -> AnyView {
+/// The program the server wrote into this page when the page is a signup form (`/waitlist/{slug}`,
+/// or `/embed/waitlist/{slug}` when `embed`), read from the address alone: the app then
+/// renders the form without the router (`app.rs`).
+pub fn page_program(embed: bool) -> Option<PublicProgram> {
+    let path = window().location().pathname().ok()?;
+    let prefix = if embed { "/embed/waitlist/" } else { "/waitlist/" };
+    let slug = path.strip_prefix(prefix)?;
+    Slug::parse(slug).ok()?;
+    written_program(slug)
+}
+
+pub fn form_page(p: PublicProgram) -> AnyView {
     page_title(&p);
     let slug = p.slug.clone();
     view! { <SignupForm program=p/> <DrawsLink slug/> }.into_any()
@@ -97,7 +108,7 @@ fn DrawsLink(slug: String) -> impl IntoView {
     move || {
         let any = draws.get().and_then(Result::ok).is_some_and(|d| !d.is_empty());
         any.then(|| {
-            view! { <p class="small draws-link">"Seats here are drawn by lot. "<A href=format!("/waitlist/{slug}/draws")>"How this draw is run"</A></p> }
+            view! { <p class="small draws-link">"Seats here are drawn by lot. "<a href=format!("/waitlist/{slug}/draws")>"How this draw is run"</a></p> }
         })
     }
 }
@@ -288,6 +299,42 @@ fn FormBody(
         }
     });
     let Notice { purpose, contact_text, retention_text, questions, .. } = notice;
+    // The full text is folded: it renders a step after the rest (`components::later`).
+    let version = published.0;
+    let full_notice = {
+        let purpose = purpose.clone();
+        move || {
+            let (purpose, contact_text, retention_text) =
+                (purpose.clone(), contact_text.clone(), retention_text.clone());
+            let (published, questions) = (published.clone(), questions.clone());
+            view! { <NoticeView purpose contact_text retention_text published purpose_above=true questions/> }
+        }
+    };
+    // The notice, the box and the button render a step after the address (and the full
+    // text a step after them): the first screen's work in short tasks (`components::later`).
+    let rest = move || {
+        let (purpose, full_notice) = (purpose.clone(), full_notice.clone());
+        view! {
+            <section class="notice compact" aria-labelledby="notice-summary-heading">
+                <h3 id="notice-summary-heading">{words::NOTICE_HEADING}</h3>
+                <p class="exact">{purpose.clone()}</p>
+                <details class="notice-full">
+                    <summary>{words::full_notice_summary(version)}</summary>
+                    <Later>{full_notice.clone()}</Later>
+                </details>
+            </section>
+            <div class="check">
+                <input id="signup-permission" type="checkbox" disabled=!signup_open
+                    prop:checked=move || agreed.get() on:change=move |ev| agreed.set(event_target_checked(&ev))/>
+                <label for="signup-permission">{words::PERMISSION}</label>
+            </div>
+            <button type="submit" disabled=move || !ready() aria-describedby="signup-blocked">
+                {move || if outcome.get() == Outcome::Sending { "Sending…" } else { words::SUBMIT }}
+            </button>
+            <p id="signup-blocked" class="help" aria-live="polite">{blocked}</p>
+            {move || outcome_message(outcome.get())}
+        }
+    };
     view! {
         {closed}
         <form class="card form" method="post" novalidate on:submit=submit>
@@ -307,24 +354,7 @@ fn FormBody(
             })}
             })}
             {fields}
-            <section class="notice compact" aria-labelledby="notice-summary-heading">
-                <h3 id="notice-summary-heading">{words::NOTICE_HEADING}</h3>
-                <p class="exact">{purpose.clone()}</p>
-                <details class="notice-full">
-                    <summary>{words::full_notice_summary(published.0)}</summary>
-                    <NoticeView purpose contact_text retention_text published purpose_above=true questions/>
-                </details>
-            </section>
-            <div class="check">
-                <input id="signup-permission" type="checkbox" disabled=!signup_open
-                    prop:checked=move || agreed.get() on:change=move |ev| agreed.set(event_target_checked(&ev))/>
-                <label for="signup-permission">{words::PERMISSION}</label>
-            </div>
-            <button type="submit" disabled=move || !ready() aria-describedby="signup-blocked">
-                {move || if outcome.get() == Outcome::Sending { "Sending…" } else { words::SUBMIT }}
-            </button>
-            <p id="signup-blocked" class="help" aria-live="polite">{blocked}</p>
-            {move || outcome_message(outcome.get())}
+            <Later>{rest.clone()}</Later>
         </form>
     }
 }
@@ -365,7 +395,8 @@ fn place_link() -> AnyView {
     if embedded() {
         view! { <a href="/me" target="_blank" rel="noopener">"see my place"<span class="sr-only">" (opens in a new tab)"</span></a> }.into_any()
     } else {
-        view! { <A href="/me">"see my place"</A> }.into_any()
+        // A plain link: the router, when the page has one, takes it over.
+        view! { <a href="/me">"see my place"</a> }.into_any()
     }
 }
 
