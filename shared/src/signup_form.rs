@@ -7,6 +7,15 @@
 
 use crate::questions::Question;
 
+/// The id of the data block holding the program's public answer, which the server writes
+/// into a form page and the SPA (`web/src/routes/waitlist.rs`, and `web/boot.js`) reads.
+pub const DATA_ID: &str = "vestibule-program";
+/// The id of the server's first paint, removed by the SPA once its own form has rendered
+/// (`web/src/components/later.rs`; `web/style.css` keys on it too).
+pub const FIRST_PAINT_ID: &str = "first-paint";
+/// The id of the first paint's footer (the form's page only), removed with it.
+pub const FIRST_PAINT_FOOTER_ID: &str = "first-paint-footer";
+
 /// The heading of a program without a title.
 pub const UNTITLED_HEADING: &str = "Join the waitlist";
 /// Before the slug of a program without a title.

@@ -98,12 +98,12 @@ pub fn App() -> impl IntoView {
 /// router. The form renders in steps (`components::later`).
 #[cfg(feature = "public")]
 fn form_app() -> Option<AnyView> {
-    if let Some(program) = waitlist::page_program(true) {
+    let (program, in_frame) = waitlist::page_program()?;
+    if in_frame {
         set_embed_class();
         let form = move || embed::framed(program.clone());
         return Some(view! { <main id="main" class="embed"><Later>{form.clone()}</Later></main> }.into_any());
     }
-    let program = waitlist::page_program(false)?;
     // The session starts a task later, before the form (timers keep their order), inside
     // the app's owner so that the form finds it.
     let owner = Owner::current();

@@ -23,12 +23,7 @@ use shared::api::PublicProgram;
 use shared::questions::{JoinWith, Question, QuestionKind};
 use shared::signup_form as words;
 
-/// The id of the data block, read by `web/src/routes/waitlist.rs`.
-pub const DATA_ID: &str = "vestibule-program";
-/// The id of the first paint, removed by `web/src/main.rs`.
-pub const FIRST_PAINT_ID: &str = "first-paint";
-/// The id of the first paint's footer (the form's page only), removed with it.
-pub const FIRST_PAINT_FOOTER_ID: &str = "first-paint-footer";
+use shared::signup_form::{DATA_ID, FIRST_PAINT_FOOTER_ID, FIRST_PAINT_ID};
 /// Before every id in the first paint: the app's own elements keep theirs, unshared.
 const ID_PREFIX: &str = "fp-";
 

@@ -16,6 +16,7 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use leptos::prelude::*;
+use shared::signup_form as words;
 
 thread_local! {
     /// `Later`s created and not yet rendered.
@@ -23,7 +24,7 @@ thread_local! {
 }
 
 /// The ids of the server's first paint (`api/src/routes/form_page.rs`).
-const FIRST_PAINT: [&str; 2] = ["first-paint", "first-paint-footer"];
+const FIRST_PAINT: [&str; 2] = [words::FIRST_PAINT_ID, words::FIRST_PAINT_FOOTER_ID];
 
 /// Renders `children` in a later task of the browser's (a zero-delay timer).
 #[component]

@@ -28,7 +28,7 @@ use shared::signup_form as words;
 /// the one `slug` names. Taken once: the data block is removed, so a later client-side
 /// visit to a form asks the API.
 pub fn written_program(slug: &str) -> Option<PublicProgram> {
-    let block = document().get_element_by_id("vestibule-program")?;
+    let block = document().get_element_by_id(words::DATA_ID)?;
     let text = block.text_content();
     block.remove();
     let program: PublicProgram = serde_json::from_str(&text?).ok()?;
@@ -75,15 +75,18 @@ pub fn Waitlist() -> impl IntoView {
     .into_any()
 }
 
-/// The program the server wrote into this page when the page is a signup form (`/waitlist/{slug}`,
-/// or `/embed/waitlist/{slug}` when `embed`), read from the address alone: the app then
-/// renders the form without the router (`app.rs`).
-pub fn page_program(embed: bool) -> Option<PublicProgram> {
+/// The program the server wrote into this page when the page is a signup form
+/// (`/waitlist/{slug}`, or the embed's `/embed/waitlist/{slug}`), read from the address
+/// alone, and whether it is the embed: the app then renders the form without the router
+/// (`app.rs`).
+pub fn page_program() -> Option<(PublicProgram, bool)> {
     let path = window().location().pathname().ok()?;
-    let prefix = if embed { "/embed/waitlist/" } else { "/waitlist/" };
-    let slug = path.strip_prefix(prefix)?;
+    let (slug, embed) = match path.strip_prefix("/embed/waitlist/") {
+        Some(slug) => (slug, true),
+        None => (path.strip_prefix("/waitlist/")?, false),
+    };
     Slug::parse(slug).ok()?;
-    written_program(slug)
+    Some((written_program(slug)?, embed))
 }
 
 pub fn form_page(p: PublicProgram) -> AnyView {
@@ -317,7 +320,7 @@ fn FormBody(
         view! {
             <section class="notice compact" aria-labelledby="notice-summary-heading">
                 <h3 id="notice-summary-heading">{words::NOTICE_HEADING}</h3>
-                <p class="exact">{purpose.clone()}</p>
+                <p class="exact">{purpose}</p>
                 <details class="notice-full">
                     <summary>{words::full_notice_summary(version)}</summary>
                     <Later>{full_notice.clone()}</Later>
