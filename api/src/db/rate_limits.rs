@@ -7,9 +7,10 @@
 //! client a few more attempts in a window that is about to end anyway. So an increment,
 //! and a refund, commits without waiting for the WAL flush (`synchronous_commit` off for
 //! that one transaction); the admission or redemption that follows commits synchronously,
-//! and WAL is flushed in order, so nothing acknowledged depends on a lost count. That matters under load from one address: every attempt increments the
-//! same row, and a flush-bound commit would hold that row's lock for a disk flush,
-//! serializing all of that address's signups — across programs — at the disk's rate.
+//! and WAL is flushed in order, so nothing acknowledged depends on a lost count. That
+//! matters under load from one address: every attempt increments the same row, and a
+//! flush-bound commit would hold that row's lock for a disk flush, serializing all of that
+//! address's signups — across programs — at the disk's rate.
 
 use super::Result;
 use chrono::{DateTime, Utc};
@@ -55,6 +56,25 @@ pub struct Usage {
     pub remaining: u32,
     /// Seconds until the current window ends (≥ 1).
     pub reset_secs: u32,
+}
+
+/// Runs `statement` in a transaction of its own that commits without waiting for the WAL
+/// flush (see the module policy), pipelined in one round trip: `BEGIN` and the setting, the
+/// statement, `COMMIT`, sent in that order (`join!` polls them in order, and a statement is
+/// sent when first polled).
+async fn committed_asynchronously<T>(
+    client: &Client,
+    statement: impl std::future::Future<Output = std::result::Result<T, tokio_postgres::Error>>,
+) -> Result<T> {
+    let (begin, done, commit) = futures_util::join!(
+        client.batch_execute("BEGIN; SET LOCAL synchronous_commit TO off"),
+        statement,
+        client.batch_execute("COMMIT"),
+    );
+    begin?;
+    let done = done?;
+    commit?;
+    Ok(done)
 }
 
 /// The subject key for a scope: HMAC of the raw identifier under the server key.
@@ -109,14 +129,7 @@ pub async fn count_first(
     let scopes: Vec<&str> = counters.iter().map(|(scope, _, _)| scope.as_str()).collect();
     let subjects: Vec<&[u8]> = counters.iter().map(|(_, subject, _)| *subject).collect();
     let params: [&(dyn ToSql + Sync); 3] = [&scopes, &subjects, &f64::from(window_secs)];
-    let (begin, rows, commit) = futures_util::join!(
-        client.batch_execute("BEGIN; SET LOCAL synchronous_commit TO off"),
-        client.query(&stmt, &params),
-        client.batch_execute("COMMIT"),
-    );
-    begin?;
-    let rows = rows?;
-    commit?;
+    let rows = committed_asynchronously(client, client.query(&stmt, &params)).await?;
     let (mut window_start, mut usage, mut refused) = (None, Vec::new(), None);
     for row in &rows {
         let scope: &str = row.get(0);
@@ -157,14 +170,7 @@ pub async fn refund(client: &Client, counters: &[(Scope, &[u8])], counted: &Coun
     let scopes: Vec<&str> = counters.iter().map(|(scope, _)| scope.as_str()).collect();
     let subjects: Vec<&[u8]> = counters.iter().map(|(_, subject)| *subject).collect();
     let params: [&(dyn ToSql + Sync); 3] = [&scopes, &subjects, &counted.window_start];
-    let (begin, updated, commit) = futures_util::join!(
-        client.batch_execute("BEGIN; SET LOCAL synchronous_commit TO off"),
-        client.execute(&stmt, &params),
-        client.batch_execute("COMMIT"),
-    );
-    begin?;
-    updated?;
-    commit?;
+    committed_asynchronously(client, client.execute(&stmt, &params)).await?;
     Ok(())
 }
 
