@@ -2,8 +2,8 @@
 //! (`utime + stime`, in clock ticks), reported as microseconds per request. A process
 //! named with a trailing `+` (`pg=1234+`: a PostgreSQL postmaster) counts with its
 //! children: the live ones' own time and the reaped ones' (`cutime + cstime`), so backends
-//! that end during the window are counted too. Linux only; a process that cannot be
-//! read counts as zero.
+//! that end during the window are counted too; `client=self` is loadgen itself. Linux
+//! only; a process that cannot be read counts as zero.
 
 use anyhow::{bail, Context};
 use serde_json::{json, Value};
@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 /// space on every architecture this runs on (`getconf CLK_TCK`).
 const USER_HZ: u64 = 100;
 
-/// `name=pid` or `name=pid+` (with children).
+/// `name=pid`, `name=pid+` (with children) or `name=self` (this process).
 #[derive(Debug, Clone)]
 pub struct Watched {
     name: String,
@@ -22,7 +22,10 @@ pub struct Watched {
 }
 
 pub fn parse(spec: &str) -> anyhow::Result<Watched> {
-    let Some((name, pid)) = spec.split_once('=') else { bail!("--cpu takes name=pid or name=pid+, got {spec}") };
+    let Some((name, pid)) = spec.split_once('=') else { bail!("--cpu takes name=pid, name=pid+ or name=self, got {spec}") };
+    if pid == "self" {
+        return Ok(Watched { name: name.to_owned(), pid: std::process::id(), children: false });
+    }
     let (pid, children) = match pid.strip_suffix('+') {
         Some(p) => (p, true),
         None => (pid, false),

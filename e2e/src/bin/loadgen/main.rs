@@ -134,8 +134,8 @@ pub struct Args {
     #[arg(long)]
     api_pid: Option<u32>,
     /// A process whose CPU time over each cell's timed window is reported per request
-    /// (`cpu_us`): `name=pid`, or `name=pid+` to count its children too (a PostgreSQL
-    /// postmaster). Repeatable.
+    /// (`cpu_us`): `name=pid`, `name=pid+` to count its children too (a PostgreSQL
+    /// postmaster), or `name=self` for loadgen itself. Repeatable.
     #[arg(long = "cpu", value_parser = cpu::parse)]
     cpu: Vec<cpu::Watched>,
 }
