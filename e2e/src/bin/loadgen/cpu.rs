@@ -22,7 +22,9 @@ pub struct Watched {
 }
 
 pub fn parse(spec: &str) -> anyhow::Result<Watched> {
-    let Some((name, pid)) = spec.split_once('=') else { bail!("--cpu takes name=pid, name=pid+ or name=self, got {spec}") };
+    let Some((name, pid)) = spec.split_once('=') else {
+        bail!("--cpu takes name=pid, name=pid+ or name=self, got {spec}")
+    };
     if pid == "self" {
         return Ok(Watched { name: name.to_owned(), pid: std::process::id(), children: false });
     }
