@@ -261,3 +261,64 @@ async fn batches_form_on_two_instances_and_take_turns_on_the_program_lock() {
     assert_eq!((queue, hour), (CAP, i64::from(CAP)));
     assert_chains_verify(&app);
 }
+
+/// V105 runs `admit_signups` on generic plans made once per session, so each of those
+/// plans must be index-bound whatever the statistics were when it was made — here, on a
+/// database whose tables were never analyzed, as a new deployment's first minute is. Every
+/// statement the function runs is shown by `auto_explain` (nested statements included);
+/// none of its lookups may scan a table or filter a program's rows by the looked-up key.
+#[tokio::test]
+async fn the_admission_plans_are_index_bound_even_on_a_never_analyzed_database() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = owner.open_program(ws, "plans").await;
+    for (i, email) in ["a@example.com", "b@gmail.com"].iter().enumerate() {
+        app.try_signup_as("plans", Uuid::from_u128(i as u128 + 1), email, 1, true).await.assert(202);
+    }
+    // A batch of two: a known address and a new one sharing a mailbox, a request key
+    // committed before, a proof of work; rolled back, so it writes nothing.
+    let sql = format!(
+        "LOAD 'auto_explain';
+         SET auto_explain.log_min_duration = 0;
+         SET auto_explain.log_nested_statements = on;
+         SET client_min_messages = log;
+         BEGIN;
+         SELECT count(*) FROM admit_signups('{ws}', '{program}',
+           ARRAY['{}'::uuid, gen_random_uuid()], ARRAY['a@example.com', 'b.x@gmail.com'], ARRAY[1, 1],
+           ARRAY[true, true], ARRAY[sha256('a'), sha256('b')], ARRAY[NULL, NULL]::text[], ARRAY[false, false],
+           ARRAY['b@gmail.com', 'b@gmail.com'], ARRAY[sha256('p'), NULL], ARRAY[NULL, NULL]::timestamptz[]);
+         ROLLBACK;",
+        Uuid::from_u128(1)
+    );
+    let out = std::process::Command::new("psql")
+        .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", &app.db_url, "-c", &sql])
+        .output()
+        .expect("psql runs");
+    let plans = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{plans}");
+    // Each lookup's own index, with the looked-up key in its condition.
+    for index in ["signup_receipts_pkey", "pow_spent_pkey", "entries_mailbox_idx", "audit_chain_seq_key"] {
+        assert!(plans.contains(&format!("using {index}")), "{index} not used:\n{plans}");
+    }
+    for refused in [
+        "Seq Scan on entries",
+        "Seq Scan on signup_receipts",
+        "Seq Scan on audit_events",
+        "Seq Scan on pow_spent",
+        "Filter: (email_key",
+        "Filter: (request_key",
+        "Filter: (mailbox_key",
+        "Filter: (signature",
+        "Backward using audit_events_pkey",
+    ] {
+        assert!(!plans.contains(refused), "a plan has `{refused}`:\n{plans}");
+    }
+    let analyzed: i64 = app
+        .scalar(
+            "SELECT count(*) FROM pg_stat_user_tables WHERE relname IN ('entries', 'signup_receipts', 'audit_events') \
+             AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)",
+            &[],
+        )
+        .await;
+    assert_eq!(analyzed, 0, "the plans were made without statistics");
+}
