@@ -60,7 +60,7 @@ pub fn App() -> impl IntoView {
     start_session();
     view! {
         <Router>
-            <a class="skip-link" href="#main" on:click=|ev| { ev.prevent_default(); focus_main(); }>"Skip to content"</a>
+            <SkipLink/>
             <Header/>
             {focus_on_navigation()}
             <main id="main" class="wrap" tabindex="-1">
@@ -85,9 +85,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/owner/workspaces/:id/integrations") view=page!("console", owner::integrations::Integrations)/>
                 </Routes>
             </main>
-            <footer class="site-footer wrap">
-                <p>{shared::signup_form::FOOTER}</p>
-            </footer>
+            <SiteFooter/>
         </Router>
     }
     .into_any()
@@ -117,14 +115,29 @@ fn form_app() -> Option<AnyView> {
     let form = move || waitlist::form_page(program.clone());
     Some(
         view! {
-            <a class="skip-link" href="#main" on:click=|ev| { ev.prevent_default(); focus_main(); }>"Skip to content"</a>
+            <SkipLink/>
             <main id="main" class="wrap" tabindex="-1"><Later>{form.clone()}</Later></main>
-            <footer class="site-footer wrap">
-                <p>{shared::signup_form::FOOTER}</p>
-            </footer>
+            <SiteFooter/>
         }
         .into_any(),
     )
+}
+
+/// The link past the header to the page's `<main>`, first in every page but the embed.
+#[component]
+fn SkipLink() -> impl IntoView {
+    view! { <a class="skip-link" href="#main" on:click=|ev| { ev.prevent_default(); focus_main(); }>"Skip to content"</a> }
+}
+
+/// The footer every page but the embed ends with: the words the server's form page
+/// prints too (`shared::signup_form::FOOTER`).
+#[component]
+fn SiteFooter() -> impl IntoView {
+    view! {
+        <footer class="site-footer wrap">
+            <p>{shared::signup_form::FOOTER}</p>
+        </footer>
+    }
 }
 
 #[cfg(feature = "public")]
