@@ -60,10 +60,18 @@ fn parent_origin(allowed: &[String]) -> Option<String> {
 /// Posts the content's height to `parent` now and whenever it changes. The body's, not
 /// the document's: the document is never shorter than the frame, so the frame could
 /// grow but never shrink.
+///
+/// Changes are seen by a `ResizeObserver`, and the first height is also posted from a few
+/// timers after the form is mounted: the loader keeps the frame hidden until it knows the
+/// height, and Chromium stops running the rendering steps of a hidden cross-origin frame
+/// (where a `ResizeObserver` reports) once it has noticed that it is hidden — if that comes
+/// before this page has started, the observer never reports and the frame would wait for
+/// the loader's 10 s fallback at its guessed height. Reading `scrollHeight` lays the page
+/// out on the spot, throttled or not, and an unchanged height is never posted twice.
 fn report_height(parent: String) {
     let Some(body) = document().body() else { return };
     let last = std::rc::Rc::new(std::cell::Cell::new(0));
-    let post = move || {
+    let post = std::rc::Rc::new(move || {
         let Some(body) = document().body() else { return };
         let height = body.scroll_height();
         if height == last.get() {
@@ -76,11 +84,16 @@ fn report_height(parent: String) {
         if let Ok(Some(top)) = window().parent() {
             let _ = top.post_message(&message, &parent);
         }
-    };
-    let callback = Closure::<dyn FnMut()>::new(post);
+    });
+    let observed = post.clone();
+    let callback = Closure::<dyn FnMut()>::new(move || observed());
     if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
         observer.observe(&body);
     }
     // Lives as long as the page (one per load).
     callback.forget();
+    for ms in [0, 100, 400, 1000, 2500] {
+        let post = post.clone();
+        set_timeout(move || post(), std::time::Duration::from_millis(ms));
+    }
 }
