@@ -36,7 +36,6 @@ type Reply = oneshot::Sender<Result<Decided, DbError>>;
 pub struct Admitter {
     pool: Pool,
     lanes: Arc<Mutex<HashMap<Uuid, Lane>>>,
-    runtime: tokio::runtime::Handle,
 }
 
 /// A program with a batch committing (a lane exists only then) and what gathers behind it.
@@ -46,13 +45,8 @@ struct Lane {
 }
 
 impl Admitter {
-    /// Made on the server's main runtime (multi-threaded), where the pool's connections do
-    /// their I/O (`db::connect::OnRuntime`): each lane's batches run there too, not on the
-    /// HTTP worker that took the lane's first signup, so the turn from one batch's answer
-    /// to the next batch's send never waits behind that worker's requests (BENCHMARKS.md,
-    /// issue 28, 2026-12-03).
     pub fn new(pool: Pool) -> Self {
-        Self { pool, lanes: Arc::default(), runtime: tokio::runtime::Handle::current() }
+        Self { pool, lanes: Arc::default() }
     }
 
     /// Admits `attempt` into `target`'s program with whatever else arrives for it
@@ -73,7 +67,7 @@ impl Admitter {
             }
         };
         if let Some(batch) = starts {
-            self.runtime.spawn(self.clone().run(target, batch));
+            tokio::spawn(self.clone().run(target, batch));
         }
         answer.await.unwrap_or_else(|_| Err(DbError::Unavailable("the admission batch stopped".into())))
     }
