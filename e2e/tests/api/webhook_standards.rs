@@ -32,10 +32,16 @@ async fn accepted(receiver: &Receiver, n: usize) -> String {
     .await
 }
 
-/// The time between the first and the second request of `id`.
-fn gap(receiver: &Receiver, id: &str) -> Duration {
+/// When `id` was requested, at least twice.
+fn tries(receiver: &Receiver, id: &str) -> Vec<std::time::Instant> {
     let at = receiver.arrivals_of(id);
     assert!(at.len() >= 2, "{id} was requested {} times", at.len());
+    at
+}
+
+/// The time between the first and the second request of `id`.
+fn gap(receiver: &Receiver, id: &str) -> Duration {
+    let at = tries(receiver, id);
     at[1] - at[0]
 }
 
@@ -86,12 +92,11 @@ async fn a_receivers_retry_after_delays_the_next_attempt_at_least_that_long() {
     receiver.script(&[(503, Some(&date))]);
     app.signup("wait-beta", "bob@example.com").await;
     let second = accepted(&receiver, 2).await;
-    let tries = receiver.arrivals_of(&second);
-    assert!(tries.len() >= 2, "{second} was requested {} times", tries.len());
+    let at = tries(&receiver, &second);
     assert!(
-        tries[1] + Duration::from_millis(50) >= until && tries[1] > tries[0],
+        at[1] + Duration::from_millis(50) >= until && at[1] > at[0],
         "503 until {date}: retried {:?} before it",
-        until.saturating_duration_since(tries[1])
+        until.saturating_duration_since(at[1])
     );
 
     // Without Retry-After the schedule applies.
