@@ -29,12 +29,13 @@ impl From<&Row> for LockedEntry {
     }
 }
 
+pub(crate) const LOCK_SQL: &str =
+    "SELECT id, state, email_key FROM entries WHERE id = $1 AND program_id = $2 FOR UPDATE";
+
 /// Locks an entry of `program_id` and returns it as read under the lock; `None` when it
 /// is not this program's.
 pub async fn lock(tx: &Transaction<'_>, program_id: Uuid, entry_id: Uuid) -> Result<Option<LockedEntry>> {
-    let stmt = tx
-        .prepare_cached("SELECT id, state, email_key FROM entries WHERE id = $1 AND program_id = $2 FOR UPDATE")
-        .await?;
+    let stmt = tx.prepare_cached(LOCK_SQL).await?;
     Ok(tx.query_opt(&stmt, &[&entry_id, &program_id]).await?.as_ref().map(LockedEntry::from))
 }
 
@@ -99,10 +100,12 @@ pub async fn set_state(tx: &Transaction<'_>, id: Uuid, step: EntryMove, now: Dat
     Ok(set_states(tx, &[id], step, now).await? == 1)
 }
 
+pub(crate) const SET_STATES_SQL: &str =
+    "UPDATE entries SET state = $3, updated_at = $4 WHERE id = ANY($1) AND state = $2";
+
 /// Moves every listed locked entry that is in the move's `from` state; returns how many.
 pub async fn set_states(tx: &Transaction<'_>, ids: &[Uuid], step: EntryMove, now: DateTime<Utc>) -> Result<u64> {
-    let stmt =
-        tx.prepare_cached("UPDATE entries SET state = $3, updated_at = $4 WHERE id = ANY($1) AND state = $2").await?;
+    let stmt = tx.prepare_cached(SET_STATES_SQL).await?;
     Ok(tx.execute(&stmt, &[&ids, &step.from().as_str(), &step.to().as_str(), &now]).await?)
 }
 

@@ -41,10 +41,13 @@ pub async fn lock(tx: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Op
     Ok(tx.query_opt(&stmt, &[&id, &program_id]).await?.as_ref().map(GrantRow::from))
 }
 
+pub(crate) fn lock_of_entries_sql() -> String {
+    format!("SELECT {COLUMNS} FROM grants WHERE entry_id = ANY($1) ORDER BY entry_id FOR UPDATE")
+}
+
 /// Locks the grants (active or not) of the listed locked entries, in entry id order.
 pub async fn lock_of_entries(tx: &Transaction<'_>, sorted_entry_ids: &[Uuid]) -> Result<Vec<GrantRow>> {
-    let sql = format!("SELECT {COLUMNS} FROM grants WHERE entry_id = ANY($1) ORDER BY entry_id FOR UPDATE");
-    let stmt = tx.prepare_cached(&sql).await?;
+    let stmt = tx.prepare_cached(&lock_of_entries_sql()).await?;
     Ok(tx.query(&stmt, &[&sorted_entry_ids]).await?.iter().map(GrantRow::from).collect())
 }
 
@@ -54,23 +57,25 @@ pub async fn of_entry(tx: &Transaction<'_>, entry_id: Uuid) -> Result<Option<Gra
     Ok(tx.query_opt(&stmt, &[&entry_id]).await?.as_ref().map(GrantRow::from))
 }
 
-/// Creates the active grant of a redemption; a second grant of this user in the
+pub(crate) const INSERT_SQL: &str =
+    "INSERT INTO grants (id, program_id, entry_id, invitation_id, clerk_user_id, granted_at) \
+     VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// Creates the active grant `id` of a redemption (the id is chosen by the caller, so a
+/// statement pipelined after this one can name it); a second grant of this user in the
 /// program is `DbError::Unique(ONE_PER_USER)`.
 pub async fn insert(
     tx: &Transaction<'_>,
+    id: Uuid,
     program_id: Uuid,
     entry_id: Uuid,
     invitation_id: Uuid,
     clerk_user_id: &str,
     now: DateTime<Utc>,
-) -> Result<Uuid> {
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO grants (program_id, entry_id, invitation_id, clerk_user_id, granted_at) \
-             VALUES ($1, $2, $3, $4, $5) RETURNING id",
-        )
-        .await?;
-    Ok(tx.query_one(&stmt, &[&program_id, &entry_id, &invitation_id, &clerk_user_id, &now]).await?.get(0))
+) -> Result<()> {
+    let stmt = tx.prepare_cached(INSERT_SQL).await?;
+    tx.execute(&stmt, &[&id, &program_id, &entry_id, &invitation_id, &clerk_user_id, &now]).await?;
+    Ok(())
 }
 
 /// Deactivates a locked grant at `now`; `None` when it was not active.

@@ -62,10 +62,13 @@ pub async fn route_by_digest(tx: &Transaction<'_>, digest: &[u8]) -> Result<Opti
     Ok(tx.query_opt(&stmt, &[&digest]).await?.map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))))
 }
 
+pub(crate) fn lock_sql() -> String {
+    format!("SELECT {COLUMNS} FROM invitations WHERE id = $1 AND program_id = $2 FOR UPDATE")
+}
+
 /// Locks one invitation of `program_id` (after its entry).
 pub async fn lock(tx: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Option<InvitationRow>> {
-    let sql = format!("SELECT {COLUMNS} FROM invitations WHERE id = $1 AND program_id = $2 FOR UPDATE");
-    let stmt = tx.prepare_cached(&sql).await?;
+    let stmt = tx.prepare_cached(&lock_sql()).await?;
     Ok(tx.query_opt(&stmt, &[&id, &program_id]).await?.as_ref().map(InvitationRow::from))
 }
 
@@ -99,6 +102,13 @@ pub async fn of_entry(tx: &Transaction<'_>, entry_id: Uuid) -> Result<Vec<Invita
     Ok(tx.query(&stmt, &[&entry_id]).await?.iter().map(InvitationRow::from).collect())
 }
 
+pub(crate) fn finish_sql() -> String {
+    format!(
+        "UPDATE invitations SET state = $2, terminal_at = $3 WHERE id = ANY($1) AND state = 'issued' \
+         RETURNING {COLUMNS}"
+    )
+}
+
 /// Ends locked, issued invitations (the move's target state) at `now`: the one writer
 /// of `invitations.state`. Returns them as they are now, in id order.
 pub async fn finish(
@@ -107,11 +117,7 @@ pub async fn finish(
     step: InvitationMove,
     now: DateTime<Utc>,
 ) -> Result<Vec<InvitationRow>> {
-    let sql = format!(
-        "UPDATE invitations SET state = $2, terminal_at = $3 WHERE id = ANY($1) AND state = 'issued' \
-         RETURNING {COLUMNS}"
-    );
-    let stmt = tx.prepare_cached(&sql).await?;
+    let stmt = tx.prepare_cached(&finish_sql()).await?;
     let mut rows: Vec<InvitationRow> =
         tx.query(&stmt, &[&ids, &step.to().as_str(), &now]).await?.iter().map(InvitationRow::from).collect();
     rows.sort_by_key(|r| r.id);

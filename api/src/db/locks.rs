@@ -112,8 +112,10 @@ pub fn program_sql(strength: Strength) -> String {
     format!("SELECT {PROGRAM_COLUMNS} FROM programs WHERE id = $1 AND workspace_id = $2{suffix}")
 }
 
+pub(crate) const NOW_SQL: &str = "SELECT clock_timestamp()";
+
 /// The database clock, captured once after the locks (SPEC §5).
 pub async fn now(tx: &Transaction<'_>) -> Result<DateTime<Utc>> {
-    let stmt = tx.prepare_cached("SELECT clock_timestamp()").await?;
+    let stmt = tx.prepare_cached(NOW_SQL).await?;
     Ok(tx.query_one(&stmt, &[]).await?.get(0))
 }

@@ -31,6 +31,7 @@ pub mod pow;
 pub mod programs;
 pub mod queue;
 pub mod rate_limits;
+pub mod redemptions;
 pub mod sealed;
 pub mod server_api;
 pub mod signups;
@@ -197,6 +198,16 @@ impl TxError for DbError {
     fn retry(&self) -> bool {
         matches!(self, DbError::Retry)
     }
+}
+
+/// Prepares every statement of a pipeline (and caches it on this connection) before the
+/// pipeline goes out. With all of them cached, each helper's `prepare_cached` answers at
+/// once and writes its request when first polled, so statements joined with
+/// `futures_util::join!` reach the server in argument order; one cache miss would let a
+/// later statement (a later lock) go out before an earlier one.
+pub async fn prepare_all(tx: &Transaction<'_>, sqls: &[&str]) -> Result<()> {
+    futures_util::future::try_join_all(sqls.iter().map(|sql| tx.prepare_cached(sql))).await?;
+    Ok(())
 }
 
 /// Runs `body` in one READ COMMITTED transaction on one pooled connection and commits.

@@ -12,11 +12,9 @@
 
 use super::cohort_redemption::{self, Refused};
 use super::invitations::{self as usecases_invitations, InvitationRow};
-use crate::db::audit::{self, Actor, Detail, EventType};
-use crate::db::entries::{self, LockedEntry};
-use crate::db::locks::{self, Strength};
+use crate::db::entries::LockedEntry;
 use crate::db::rate_limits::{self, Counted, Scope};
-use crate::db::{self, grants, invitations, DbError, TxError};
+use crate::db::{self, invitations, redemptions, DbError, TxError};
 use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
 use crate::identity::{BackendClient, LookupError};
 use chrono::{DateTime, Utc};
@@ -140,38 +138,30 @@ async fn attempt(
     }
 }
 
-/// The transaction; `Denied` for every reason the code does not open the program.
+/// The transaction; `Denied` for every reason the code does not open the program. After
+/// the code's route, its locks and reads are one round trip and its writes another
+/// (`db::redemptions`), so the program row is held for two round trips and the commit.
 async fn grant(pool: &Pool, digest: &[u8], user_id: &str, emails: &[&str]) -> Result<String, RedeemError> {
     use RedeemError::Denied;
     db::transaction(pool, async |tx| {
-        let (invitation_id, program_id, entry_id, workspace_id) =
-            invitations::route_by_digest(tx, digest).await?.ok_or(Denied)?;
-        if locks::workspace(tx, workspace_id, Strength::KeyShare).await? != Some(true) {
+        let route: redemptions::Route = invitations::route_by_digest(tx, digest).await?.ok_or(Denied)?.into();
+        let locked = redemptions::lock(tx, route).await?;
+        if locked.workspace_active != Some(true) {
             return Err(Denied);
         }
-        let program = locks::program(tx, workspace_id, program_id, Strength::Update).await?.ok_or(Denied)?;
-        let entry = entries::lock(tx, program.id, entry_id).await?.ok_or(Denied)?;
-        let invitation = invitations::lock(tx, program.id, invitation_id).await?.ok_or(Denied)?;
-        let granted = !grants::lock_of_entries(tx, &[entry_id]).await?.is_empty();
-        let now = locks::now(tx).await?;
-        if !opens(&entry, &invitation, emails, granted, now) {
+        let (Some(program), Some(entry), Some(invitation)) = (locked.program, locked.entry, locked.invitation) else {
+            return Err(Denied);
+        };
+        if !opens(&entry, &invitation, emails, locked.granted, locked.now) {
             return Err(Denied);
         }
         let redeemed = InvitationMove::new(invitation.state, InvitationState::Redeemed).map_err(|_| Denied)?;
-        invitations::finish(tx, &[invitation_id], redeemed, now).await?;
-        let grant = match grants::insert(tx, program.id, entry_id, invitation_id, user_id, now).await {
-            Ok(id) => id,
-            // This account already holds a grant for this program (one per program).
-            Err(e) if e.is_unique(grants::ONE_PER_USER) => return Err(Denied),
-            Err(e) => return Err(e.into()),
-        };
         let active = EntryMove::new(EntryState::Invited, EntryState::Active).map_err(|_| Denied)?;
-        if !entries::set_state(tx, entry_id, active, now).await? {
-            return Err(Denied);
+        match redemptions::record(tx, route, user_id, redeemed, active, locked.now).await? {
+            redemptions::Recorded::Granted(_) => Ok(program.slug),
+            // One grant per account and program; or the entry moved: nothing is kept.
+            redemptions::Recorded::AlreadyHeld | redemptions::Recorded::EntryMoved => Err(Denied),
         }
-        let details = [("invitationId", Detail::Id(invitation_id)), ("grantId", Detail::Id(grant))];
-        audit::record(tx, program.id, Some(entry_id), Actor::Recipient, EventType::Redeemed, now, &details).await?;
-        Ok(program.slug)
     })
     .await
 }

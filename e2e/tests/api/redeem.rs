@@ -234,6 +234,34 @@ async fn revoke_versus_redeem_in_both_orders() {
     assert_invariants(&app).await;
 }
 
+/// The redemption's locks and reads go out as one pipeline (`db::redemptions`), yet it
+/// still waits at the program row before it locks the entry or the invitation (the one
+/// global order), on the server's first redemption and on a later one alike.
+#[tokio::test]
+async fn a_redemption_waits_at_the_program_row_before_locking_what_comes_after_it() {
+    let app = TestApp::spawn().await;
+    for slug in ["order-1", "order-2"] {
+        let (owner, ws) = app.owner(&format!("owner-{slug}@example.com")).await;
+        let invited = owner.invited(ws, slug, EMAIL).await;
+        let rita = app.recipient(EMAIL).await;
+        let hold = LockHolder::lock(&app.db_url, "programs", invited.program).await;
+        let (redeem, ()) = tokio::join!(rita.try_redeem(&invited.code), async {
+            hold.wait_for_waiters(1).await;
+            let probe = crate::support::db::connect(&app.db_url).await;
+            probe.batch_execute("BEGIN").await.unwrap();
+            for (table, id) in [("entries", invited.entry), ("invitations", invited.invitation)] {
+                let sql = format!("SELECT 1 FROM {table} WHERE id = $1 FOR UPDATE NOWAIT");
+                let locked = probe.execute(&sql, &[&id]).await;
+                assert!(locked.is_ok(), "{slug}: the {table} row was locked before the program row: {locked:?}");
+            }
+            probe.batch_execute("ROLLBACK").await.unwrap();
+            hold.release().await;
+        });
+        redeem.assert(200);
+        assert_invariants(&app).await;
+    }
+}
+
 #[tokio::test]
 async fn withdraw_versus_redeem_in_both_orders() {
     let app = TestApp::spawn().await;
