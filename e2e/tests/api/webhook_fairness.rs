@@ -88,3 +88,85 @@ async fn a_workspace_with_twenty_silent_endpoints_and_200_events_delays_no_one_e
     .await;
     assert!(started.elapsed() < Duration::from_secs(10), "B waited {:?}", started.elapsed());
 }
+
+/// The internal lane's claim under a burst (issue 28): the outbox is empty most of the
+/// time and fills at once when a launch's redemptions each enqueue a Clerk call. A claim
+/// must then read the backlog about once, not once per candidate: the leased grants are
+/// read once, and the claim is planned for the queue as it is (a plan cached while the
+/// outbox was empty scanned it per candidate — 147,000 buffers for one claim at 941 due
+/// deliveries in the bench). Counted in buffers, on the claiming connection, after six
+/// claims on the empty outbox with its statistics saying empty, as a worker starts.
+#[tokio::test]
+async fn an_internal_claim_reads_a_burst_backlog_once_not_once_per_candidate() {
+    use crate::support::db;
+    const DUE: i64 = 3000;
+    const LEASED: i64 = 8;
+    let owner_url = db::fresh_database().await;
+    let admin = db::connect(&owner_url).await;
+    let program: uuid::Uuid = admin
+        .query_one(
+            "WITH w AS (INSERT INTO workspaces (name) VALUES ('burst') RETURNING id) \
+             INSERT INTO programs (workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
+             SELECT id, 'burst', 'a burst of Clerk calls', 100000, 100000, 100000, 7 FROM w RETURNING id",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    admin.batch_execute("ANALYZE outbox_events; ANALYZE outbox_deliveries").await.unwrap();
+
+    let pool = api::db::pool(&db::app_url(&owner_url).await, 1).unwrap();
+    let client = pool.get().await.unwrap();
+    let kinds = ["clerk_sync"];
+    for _ in 0..6 {
+        let claimed = api::db::outbox::claim_internal(&client, uuid::Uuid::new_v4(), &kinds, 8, 30.0).await.unwrap();
+        assert!(claimed.is_empty());
+    }
+
+    // The burst: DUE due Clerk calls, each for its own grant, and LEASED more in flight.
+    // Written beneath the triggers (no audit rows behind the events); the claim reads
+    // only these two tables.
+    admin
+        .batch_execute(&format!(
+            "SET session_replication_role = replica;
+             INSERT INTO outbox_events (id, audit_event_id, workspace_id, program_id, event_type, payload, created_at)
+               SELECT gen_random_uuid(), n, p.workspace_id, p.id, 'grant.created',
+                 jsonb_build_object('data', jsonb_build_object('grantId', gen_random_uuid())), clock_timestamp()
+               FROM programs p, generate_series(1, {total}) n WHERE p.id = '{program}';
+             INSERT INTO outbox_deliveries (event_id, target_kind, workspace_id, next_attempt_at, created_at,
+                 claim_id, claimed_until)
+               SELECT e.id, 'clerk_sync', e.workspace_id, clock_timestamp() - interval '1 minute', clock_timestamp(),
+                 CASE WHEN e.audit_event_id <= {LEASED} THEN gen_random_uuid() END,
+                 CASE WHEN e.audit_event_id <= {LEASED} THEN clock_timestamp() + interval '1 hour' END
+               FROM outbox_events e;
+             SET session_replication_role = DEFAULT;",
+            total = DUE + LEASED
+        ))
+        .await
+        .unwrap();
+
+    client.batch_execute("BEGIN").await.unwrap();
+    let claimed = api::db::outbox::claim_internal(&client, uuid::Uuid::new_v4(), &kinds, 8, 30.0).await.unwrap();
+    let buffers: i64 = client
+        .query_one(
+            "SELECT sum(pg_stat_get_xact_blocks_fetched(oid))::int8 FROM pg_class \
+             WHERE relname IN ('outbox_deliveries', 'outbox_events') OR relname LIKE 'outbox\\_%\\_idx' \
+               OR relname LIKE 'outbox\\_%\\_pkey'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    client.batch_execute("ROLLBACK").await.unwrap();
+    assert_eq!(claimed.len(), 8, "the oldest due deliveries are claimed");
+    // The backlog is a few hundred pages; a pass per candidate is hundreds of thousands.
+    let pages: i64 = admin
+        .query_one(
+            "SELECT (pg_relation_size('outbox_deliveries') + pg_relation_size('outbox_events'))::int8 / 8192",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(buffers < 4 * pages + 2000, "one claim fetched {buffers} buffers over a backlog of {pages} pages");
+}
