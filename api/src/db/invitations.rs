@@ -51,15 +51,20 @@ pub async fn route(tx: &Transaction<'_>, id: Uuid) -> Result<Option<(Uuid, Uuid)
     Ok(tx.query_opt(&stmt, &[&id]).await?.map(|r| (r.get(0), r.get(1))))
 }
 
-/// Where a code points — (invitation, program, entry, workspace) — for lock routing only.
-pub async fn route_by_digest(tx: &Transaction<'_>, digest: &[u8]) -> Result<Option<(Uuid, Uuid, Uuid, Uuid)>> {
+/// Where a code points (its invitation, program, entry and workspace), for lock routing only.
+pub async fn route_by_digest(tx: &Transaction<'_>, digest: &[u8]) -> Result<Option<super::redemptions::Route>> {
     let stmt = tx
         .prepare_cached(
             "SELECT i.id, i.program_id, i.entry_id, p.workspace_id FROM invitations i \
              JOIN programs p ON p.id = i.program_id WHERE i.token_sha256 = $1",
         )
         .await?;
-    Ok(tx.query_opt(&stmt, &[&digest]).await?.map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))))
+    Ok(tx.query_opt(&stmt, &[&digest]).await?.map(|r| super::redemptions::Route {
+        invitation_id: r.get(0),
+        program_id: r.get(1),
+        entry_id: r.get(2),
+        workspace_id: r.get(3),
+    }))
 }
 
 pub(crate) fn lock_sql() -> String {

@@ -83,8 +83,8 @@ pub async fn lock(tx: &Transaction<'_>, route: Route) -> Result<Locked> {
 /// What the redemption's writes did.
 #[derive(Debug)]
 pub enum Recorded {
-    /// The grant `id` exists, the entry moved, the `redeemed` event is recorded.
-    Granted(Uuid),
+    /// The grant exists, the entry moved, the `redeemed` event is recorded.
+    Granted,
     /// The account already holds a grant for this program (one per program); the
     /// transaction is aborted and must be rolled back.
     AlreadyHeld,
@@ -106,12 +106,12 @@ pub async fn record(
     let finish_sql = invitations::finish_sql();
     prepare_all(tx, &[&finish_sql, grants::INSERT_SQL, entries::SET_STATES_SQL, audit::RECORD_SQL]).await?;
     let grant = Uuid::new_v4();
-    let (invitation_ids, entry_ids) = ([route.invitation_id], [route.entry_id]);
+    let invitation_ids = [route.invitation_id];
     let details = [("invitationId", Detail::Id(route.invitation_id)), ("grantId", Detail::Id(grant))];
     let (finished, inserted, moved, recorded) = futures_util::join!(
         invitations::finish(tx, &invitation_ids, redeemed, now),
         grants::insert(tx, grant, route.program_id, route.entry_id, route.invitation_id, user_id, now),
-        entries::set_states(tx, &entry_ids, active, now),
+        entries::set_state(tx, route.entry_id, active, now),
         audit::record(tx, route.program_id, Some(route.entry_id), Actor::Recipient, EventType::Redeemed, now, &details),
     );
     finished?;
@@ -119,16 +119,10 @@ pub async fn record(
         Err(e) if e.is_unique(grants::ONE_PER_USER) => return Ok(Recorded::AlreadyHeld),
         other => other?,
     }
-    if moved? != 1 {
+    if !moved? {
         // The caller refuses, and its transaction rolls back the writes pipelined with it.
         return Ok(Recorded::EntryMoved);
     }
     recorded?;
-    Ok(Recorded::Granted(grant))
-}
-
-impl From<(Uuid, Uuid, Uuid, Uuid)> for Route {
-    fn from((invitation_id, program_id, entry_id, workspace_id): (Uuid, Uuid, Uuid, Uuid)) -> Self {
-        Route { invitation_id, program_id, entry_id, workspace_id }
-    }
+    Ok(Recorded::Granted)
 }

@@ -144,7 +144,7 @@ async fn attempt(
 async fn grant(pool: &Pool, digest: &[u8], user_id: &str, emails: &[&str]) -> Result<String, RedeemError> {
     use RedeemError::Denied;
     db::transaction(pool, async |tx| {
-        let route: redemptions::Route = invitations::route_by_digest(tx, digest).await?.ok_or(Denied)?.into();
+        let route = invitations::route_by_digest(tx, digest).await?.ok_or(Denied)?;
         let locked = redemptions::lock(tx, route).await?;
         if locked.workspace_active != Some(true) {
             return Err(Denied);
@@ -158,7 +158,7 @@ async fn grant(pool: &Pool, digest: &[u8], user_id: &str, emails: &[&str]) -> Re
         let redeemed = InvitationMove::new(invitation.state, InvitationState::Redeemed).map_err(|_| Denied)?;
         let active = EntryMove::new(EntryState::Invited, EntryState::Active).map_err(|_| Denied)?;
         match redemptions::record(tx, route, user_id, redeemed, active, locked.now).await? {
-            redemptions::Recorded::Granted(_) => Ok(program.slug),
+            redemptions::Recorded::Granted => Ok(program.slug),
             // One grant per account and program; or the entry moved: nothing is kept.
             redemptions::Recorded::AlreadyHeld | redemptions::Recorded::EntryMoved => Err(Denied),
         }
