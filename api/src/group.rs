@@ -4,25 +4,17 @@
 //!
 //! How batches form: each program has a lane. A signup that finds its program's lane idle
 //! starts a batch of itself at once (no timer, so a lone signup waits for nothing); while
-//! that batch is being decided, the signups that arrive for the program gather in the
-//! lane, and when its decisions are back they go as the next batch (at most [`MAX_BATCH`]
-//! at a time, in arrival order). So batches grow exactly as far as the database is slower
-//! than arrivals. Across instances nothing is shared in memory: each instance's batches
-//! take turns on the program row lock, which `admit_signups` takes first, as a single
-//! admission did.
+//! that batch commits, the signups that arrive for the program gather in the lane, and
+//! when the commit is done they go as the next batch (at most [`MAX_BATCH`] at a time, in
+//! arrival order). So batches grow exactly as far as the database is slower than arrivals.
+//! Across instances nothing is shared in memory: each instance's batches take turns on
+//! the program row lock, which `admit_signups` takes first, as a single admission did.
 //!
-//! Why the next batch goes when the decisions are back rather than when the commit is
-//! done: a batch whose decisions have arrived holds the program lock until its COMMIT
-//! (sent in the same pipeline) is flushed, so the next batch, sent then, can only wait
-//! for that lock inside PostgreSQL — behind it, so arrival order holds — and starts the
-//! moment the commit releases it, instead of after this instance has read the commit's
-//! answer, woken the lane and sent again (about a third of a batch's cycle at 8 clients,
-//! BENCHMARKS.md). A lane has at most two batches in the database: one committing, one
-//! at the lock. A batch whose decisions never arrive (an error, a conflict that runs it
-//! again) holds the lane until it has them or has failed, so a conflict's rerun is still
-//! decided before what arrived after it. One order is not kept: a COMMIT that fails after
-//! its decisions arrived (the connection lost at that instant) is run again behind the
-//! batch that already went; its requests are decided then, on what they read then.
+//! Tried and measured slower (BENCHMARKS.md, "the next batch at the lock"): sending the
+//! next batch as soon as the one before has its decisions back, so that it waits for the
+//! program lock inside PostgreSQL while that one's commit flushes. Batches came out
+//! smaller and each signup cost more CPU (one program, 8 clients: 1,430 → 1,200 req/s),
+//! and on two cores CPU per signup, not the turn-around it saved, is what bounds the rate.
 //!
 //! Failure: a batch is one transaction. A conflict (deadlock, a counter guard, another
 //! writer's unique key) runs the whole batch again, deciding on what it reads then; a
@@ -86,16 +78,12 @@ impl Admitter {
         answer.await.unwrap_or_else(|_| Err(DbError::Unavailable("the admission batch stopped".into())))
     }
 
-    /// Sends batches for the program until its lane is empty, then closes the lane: each
-    /// batch commits in a task of its own, and the next goes once its decisions are back.
+    /// Commits batches for the program until its lane is empty, then closes the lane.
     async fn run(self, target: Target, mut batch: Vec<(Attempt, Reply)>) {
         // Should this task end early (a panic), the lane closes and its waiters hear 503.
         let mut lane = LaneGuard { lanes: self.lanes.clone(), program_id: target.program_id, armed: true };
         loop {
-            let (decided, decisions_back) = oneshot::channel();
-            tokio::spawn(self.clone().commit(target, batch, decided));
-            // Sent when the decisions arrive; dropped when the batch ended without them.
-            let _ = decisions_back.await;
+            self.commit(target, batch).await;
             let mut lanes = self.lanes.lock().expect("admission lanes");
             let Some(waiting) = lanes.get_mut(&target.program_id).map(|l| &mut l.waiting) else { break };
             if waiting.is_empty() {
@@ -108,10 +96,10 @@ impl Admitter {
         }
     }
 
-    async fn commit(self, target: Target, batch: Vec<(Attempt, Reply)>, decisions_back: oneshot::Sender<()>) {
+    async fn commit(&self, target: Target, batch: Vec<(Attempt, Reply)>) {
         let (attempts, replies): (Vec<Attempt>, Vec<Reply>) = batch.into_iter().unzip();
         let size = attempts.len();
-        let decided = self.decide(target, &attempts, decisions_back).await;
+        let decided = self.decide(target, &attempts).await;
         crate::metrics::count("admission_batch", size_label(size));
         match decided {
             Ok(decisions) => {
@@ -133,24 +121,11 @@ impl Admitter {
     /// One transaction for the batch, run again (a bounded number of times, as
     /// `db::retrying` does) on a conflict or on another writer's unique key: both mean a
     /// writer got in around the locks, and the batch decides again on what it reads then.
-    /// `decisions_back` is sent the first time the decisions arrive (before the COMMIT's
-    /// answer), and dropped if they never do.
-    async fn decide(
-        &self,
-        target: Target,
-        attempts: &[Attempt],
-        decisions_back: oneshot::Sender<()>,
-    ) -> Result<Vec<Decided>, DbError> {
-        let mut decisions_back = Some(decisions_back);
+    async fn decide(&self, target: Target, attempts: &[Attempt]) -> Result<Vec<Decided>, DbError> {
         let mut n: u64 = 1;
         loop {
             let client = self.pool.get().await?;
-            let decided = || {
-                if let Some(tx) = decisions_back.take() {
-                    let _ = tx.send(());
-                }
-            };
-            match signups::admit_batch(&client, target, attempts, decided).await {
+            match signups::admit_batch(&client, target, attempts).await {
                 Err(DbError::Retry | DbError::Unique(_)) if n < u64::from(db::MAX_ATTEMPTS) => {
                     n += 1;
                     drop(client);

@@ -163,15 +163,7 @@ fn records_answers(a: &Attempt) -> bool {
 /// so a replay or a known address in the same batch never stores answers. A failure rolls
 /// the whole batch back and is returned: a deadlock, or a counter guard that missed, is
 /// `DbError::Retry`; another writer's unique key is `DbError::Unique`.
-///
-/// `decided` is called when the decisions have arrived and before the COMMIT's answer
-/// has: from then until the commit is flushed, this transaction holds the program lock.
-pub async fn admit_batch(
-    client: &Client,
-    target: Target,
-    attempts: &[Attempt],
-    decided: impl FnOnce(),
-) -> Result<Vec<Decided>> {
+pub async fn admit_batch(client: &Client, target: Target, attempts: &[Attempt]) -> Result<Vec<Decided>> {
     let stmt = client.prepare_cached(ADMIT).await?;
     let keys: Vec<Uuid> = attempts.iter().map(|a| a.request_key).collect();
     let emails: Vec<&str> = attempts.iter().map(|a| a.email.as_str()).collect();
@@ -197,19 +189,10 @@ pub async fn admit_batch(
         &signatures,
         &expiries,
     ];
-    // The decisions' own future tells `decided` as soon as they are in (`join!` polls all
-    // three; their answers arrive in pipeline order).
-    let deciding = async {
-        let rows = client.query(&stmt, &params).await;
-        if rows.is_ok() {
-            decided();
-        }
-        rows
-    };
     if !attempts.iter().any(records_answers) {
         let (begin, rows, commit) = futures_util::join!(
             client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
-            deciding,
+            client.query(&stmt, &params),
             client.batch_execute("COMMIT"),
         );
         begin?;
@@ -227,7 +210,7 @@ pub async fn admit_batch(
     let record_params: [&(dyn ToSql + Sync); 4] = [&target.program_id, &keys, &answers, &verified];
     let (begin, rows, recorded, commit) = futures_util::join!(
         client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
-        deciding,
+        client.query(&stmt, &params),
         client.execute(&record, &record_params),
         client.batch_execute("COMMIT"),
     );

@@ -209,59 +209,6 @@ async fn a_batch_stores_each_new_entrys_own_answers_and_nothing_for_a_second_key
     assert_chains_verify(&app);
 }
 
-/// The lane sends its next batch as soon as the one before has its decisions back, not
-/// once that one's commit is answered: the next batch then waits for the program lock in
-/// PostgreSQL, behind the committing one, and is decided after it. Made to show by a
-/// commit that cannot finish: a deferred trigger on `entries` (it runs at COMMIT, after
-/// `admit_signups` has answered) waits for an advisory lock the test holds.
-#[tokio::test]
-async fn the_next_batch_waits_at_the_program_lock_while_the_one_before_commits() {
-    let app = TestApp::spawn().await;
-    let (owner, ws) = app.owner("owner@example.com").await;
-    let program = owner.open_program(ws, "overlap").await;
-    let db = app.db().await;
-    db.batch_execute(
-        "CREATE FUNCTION test_commit_waits() RETURNS trigger LANGUAGE plpgsql AS \
-           $$BEGIN PERFORM pg_advisory_xact_lock_shared(28028); RETURN NULL; END$$; \
-         CREATE CONSTRAINT TRIGGER test_commit_waits AFTER INSERT ON entries \
-           DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_commit_waits()",
-    )
-    .await
-    .expect("the waiting commit's trigger");
-    db.execute("SELECT pg_advisory_lock(28028)", &[]).await.expect("the commit's gate");
-    // Sessions of this database waiting on a lock of that kind while running `query`.
-    let waiting_on = |what: &'static str, query: &'static str| {
-        let app = app.clone();
-        async move {
-            let sql = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
-                       AND wait_event_type = 'Lock' AND wait_event = $1 AND query LIKE $2";
-            app.scalar::<i64>(sql, &[&what, &query]).await
-        }
-    };
-    let first = tokio::spawn(signup(&app, "overlap", Uuid::new_v4(), "first@example.com"));
-    // The first batch has its decision and is committing: its deferred trigger waits (the
-    // gate must open within the request's 5-second deadline).
-    crate::support::eventually("the first commit waits at the gate", Duration::from_secs(10), || async {
-        (waiting_on("advisory", "COMMIT").await == 1).then_some(())
-    })
-    .await;
-    let second = tokio::spawn(signup(&app, "overlap", Uuid::new_v4(), "second@example.com"));
-    // The second is already in the database, queued on the first's program lock.
-    crate::support::eventually("the second batch waits for the program lock", Duration::from_secs(10), || async {
-        let admit = "%admit_signups%";
-        (waiting_on("transactionid", admit).await + waiting_on("tuple", admit).await == 1).then_some(())
-    })
-    .await;
-    db.execute("SELECT pg_advisory_unlock(28028)", &[]).await.expect("the gate opens");
-    let (first, second) = (first.await.expect("first"), second.await.expect("second"));
-    assert_eq!((first.status.as_u16(), second.status.as_u16()), (202, 202), "{} {}", first.text, second.text);
-    assert_eq!(batches(&app, program).await, [1, 1], "two transactions");
-    let queue: Vec<String> =
-        app.column("SELECT email_key FROM entries WHERE program_id = $1 ORDER BY created_at, id", &[&program]).await;
-    assert_eq!(queue, ["first@example.com", "second@example.com"], "decided in arrival order");
-    assert_chains_verify(&app);
-}
-
 #[tokio::test]
 async fn batches_form_on_two_instances_and_take_turns_on_the_program_lock() {
     const PER_INSTANCE: usize = 6;
