@@ -4,9 +4,19 @@
 //! at the invitation's place in the lock order (workspace → program → entry → code →
 //! grant); every writer of a code holds its program `FOR UPDATE` first, so `uses` is
 //! decided on under that lock and the `uses <= max_uses` CHECK is only the backstop.
+//!
+//! Round trips of a use (issue 28, as `super::redemptions` for an invitation code): after
+//! the code's route, its locks and fresh reads go out as one pipeline ([`lock_for_use`])
+//! and its writes as another ([`record_use`]), so the program row is locked for two round
+//! trips and the commit instead of one round trip per statement (fourteen before) — a launch that
+//! hands one cohort code to a crowd queues them all on that row. Every statement of a
+//! pipeline is prepared first ([`super::prepare_all`]), so they reach the server in
+//! argument order and the locks are still taken in the order above.
 
+use super::audit::{self, Actor, Detail, EventType};
+use super::locks::{self, ProgramRow, Strength};
 use super::programs::NoticeRow;
-use super::Result;
+use super::{entries, invitations, prepare_all, Result};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use tokio_postgres::Row;
@@ -86,9 +96,12 @@ pub async fn get(tx: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Opt
 
 /// Locks one code of `program_id` (after the program and any entry lock).
 pub async fn lock(tx: &Transaction<'_>, program_id: Uuid, id: Uuid) -> Result<Option<CohortCodeRow>> {
-    let sql = format!("SELECT {COLUMNS} FROM cohort_codes WHERE id = $1 AND program_id = $2 FOR UPDATE");
-    let stmt = tx.prepare_cached(&sql).await?;
+    let stmt = tx.prepare_cached(&lock_sql()).await?;
     Ok(tx.query_opt(&stmt, &[&id, &program_id]).await?.as_ref().map(CohortCodeRow::from))
+}
+
+fn lock_sql() -> String {
+    format!("SELECT {COLUMNS} FROM cohort_codes WHERE id = $1 AND program_id = $2 FOR UPDATE")
 }
 
 /// Revokes a locked code at `now`; `None` when it was revoked already.
@@ -100,39 +113,105 @@ pub async fn revoke(tx: &Transaction<'_>, id: Uuid, now: DateTime<Utc>) -> Resul
 }
 
 /// Where a code points — (code, program, workspace) — for lock routing only.
-pub async fn route_by_digest(tx: &Transaction<'_>, digest: &[u8]) -> Result<Option<(Uuid, Uuid, Uuid)>> {
+pub async fn route_by_digest(tx: &Transaction<'_>, digest: &[u8]) -> Result<Option<Route>> {
     let stmt = tx
         .prepare_cached(
             "SELECT c.id, c.program_id, p.workspace_id FROM cohort_codes c \
              JOIN programs p ON p.id = c.program_id WHERE c.code_sha256 = $1",
         )
         .await?;
-    Ok(tx.query_opt(&stmt, &[&digest]).await?.map(|r| (r.get(0), r.get(1), r.get(2))))
-}
-
-/// The notice with this id (the program's current one, read under the program lock).
-pub async fn notice(tx: &Transaction<'_>, program_id: Uuid, notice_id: Uuid) -> Result<Option<NoticeRow>> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT id, version, purpose, contact_text, retention_text, published_at, questions FROM notices \
-             WHERE id = $1 AND program_id = $2",
-        )
-        .await?;
-    Ok(tx.query_opt(&stmt, &[&notice_id, &program_id]).await?.map(|r| NoticeRow {
-        id: r.get(0),
-        version: r.get(1),
-        purpose: r.get(2),
-        contact_text: r.get(3),
-        retention_text: r.get(4),
-        published_at: r.get(5),
-        questions: super::programs::questions_of(r.get(6)),
+    Ok(tx.query_opt(&stmt, &[&digest]).await?.map(|r| Route {
+        code_id: r.get(0),
+        program_id: r.get(1),
+        workspace_id: r.get(2),
     }))
 }
 
-/// Whether this user holds a grant (active or not) in the program: one per (program, user).
-pub async fn user_has_grant(tx: &Transaction<'_>, program_id: Uuid, clerk_user_id: &str) -> Result<bool> {
-    let stmt = tx.prepare_cached("SELECT 1 FROM grants WHERE program_id = $1 AND clerk_user_id = $2").await?;
-    Ok(tx.query_opt(&stmt, &[&program_id, &clerk_user_id]).await?.is_some())
+/// Where a code points, from [`route_by_digest`] (read without a lock).
+#[derive(Debug, Clone, Copy)]
+pub struct Route {
+    pub code_id: Uuid,
+    pub program_id: Uuid,
+    pub workspace_id: Uuid,
+}
+
+/// What a use decides on, read under its locks, and the database clock after them.
+#[derive(Debug)]
+pub struct Locked {
+    /// The workspace's `active`; `None` when it is gone.
+    pub workspace_active: Option<bool>,
+    pub program: Option<ProgramRow>,
+    /// Whether the caller already has an entry in the program (locked if so).
+    pub has_entry: bool,
+    pub code: Option<CohortCodeRow>,
+    pub now: DateTime<Utc>,
+    /// Seats in use at `now` (`invitations::seats_expr`).
+    pub seats_in_use: i64,
+    /// Whether the caller holds a grant (active or not) in the program: one per user.
+    pub granted: bool,
+    /// The program's current notice, read after the program lock.
+    pub notice: Option<NoticeRow>,
+}
+
+const CURRENT_NOTICE_SQL: &str = "SELECT n.id, n.version, n.purpose, n.contact_text, n.retention_text, \
+     n.published_at, n.questions FROM programs p JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
+     WHERE p.id = $1";
+const USER_HAS_GRANT_SQL: &str = "SELECT 1 FROM grants WHERE program_id = $1 AND clerk_user_id = $2";
+
+/// The clock, captured once after the locks (`locks::NOW_SQL`'s), and the seats in use at it.
+fn clock_and_seats_sql() -> String {
+    format!("SELECT t.now, {} FROM (SELECT clock_timestamp() AS now) t", invitations::seats_expr("$1", "t.now"))
+}
+
+/// Takes a use's locks in the global order — workspace `FOR KEY SHARE`, program `FOR
+/// UPDATE`, the caller's entry (if any), the code — then reads the clock, the seats in use
+/// at it, the caller's grant and the current notice: one round trip.
+pub async fn lock_for_use(tx: &Transaction<'_>, route: Route, clerk_user_id: &str, emails: &[&str]) -> Result<Locked> {
+    let (program_sql, code_sql, clock_sql) = (locks::program_sql(Strength::Update), lock_sql(), clock_and_seats_sql());
+    let sqls = [
+        locks::workspace_sql(Strength::KeyShare),
+        &program_sql,
+        entries::LOCK_OWN_SQL,
+        &code_sql,
+        &clock_sql,
+        USER_HAS_GRANT_SQL,
+        CURRENT_NOTICE_SQL,
+    ];
+    prepare_all(tx, &sqls).await?;
+    // From the cache now: a statement given as text would be prepared when first polled,
+    // a round trip that lets the ones after it go out first.
+    let clock_stmt = tx.prepare_cached(&clock_sql).await?;
+    let granted_stmt = tx.prepare_cached(USER_HAS_GRANT_SQL).await?;
+    let notice_stmt = tx.prepare_cached(CURRENT_NOTICE_SQL).await?;
+    let (workspace, program, own, code, clock, granted, notice) = futures_util::join!(
+        locks::workspace(tx, route.workspace_id, Strength::KeyShare),
+        locks::program(tx, route.workspace_id, route.program_id, Strength::Update),
+        entries::lock_own(tx, route.program_id, emails),
+        lock(tx, route.program_id, route.code_id),
+        async { tx.query_one(&clock_stmt, &[&route.program_id]).await },
+        async { tx.query_opt(&granted_stmt, &[&route.program_id, &clerk_user_id]).await },
+        async { tx.query_opt(&notice_stmt, &[&route.program_id]).await },
+    );
+    let (workspace_active, program, has_entry, code) = (workspace?, program?, own?.is_some(), code?);
+    let clock = clock?;
+    Ok(Locked {
+        workspace_active,
+        program,
+        has_entry,
+        code,
+        now: clock.get(0),
+        seats_in_use: clock.get(1),
+        granted: granted?.is_some(),
+        notice: notice?.map(|r| NoticeRow {
+            id: r.get(0),
+            version: r.get(1),
+            purpose: r.get(2),
+            contact_text: r.get(3),
+            retention_text: r.get(4),
+            published_at: r.get(5),
+            questions: super::programs::questions_of(r.get(6)),
+        }),
+    })
 }
 
 /// What one use writes.
@@ -142,43 +221,69 @@ pub struct CohortUse<'a> {
     pub code_id: Uuid,
     pub email: &'a str,
     pub notice_id: Uuid,
+    /// The accepted notice's version (the `signup` event's detail).
+    pub notice_version: i32,
     pub clerk_user_id: &'a str,
     pub now: DateTime<Utc>,
     /// The checked answers to the accepted notice's questions (`{}` for none).
     pub answers: serde_json::Value,
 }
 
-/// One use: the entry (active, the notice accepted at `now`), the program's queue count,
-/// the grant, the code's use count (guarded: `false` when it would pass `max_uses`,
-/// which the caller's lock already ruled out), and the entry's answers with its address
-/// recorded as verified at `now` (V130's `entry_answers`). Returns (entry, grant) ids.
+const USE_CODE_SQL: &str = "UPDATE cohort_codes SET uses = uses + 1 WHERE id = $1 AND uses < max_uses RETURNING uses";
+const INSERT_ENTRY_SQL: &str = "INSERT INTO entries \
+     (id, program_id, email_key, notice_id, permission_at, state, source, created_at, updated_at) \
+     VALUES ($1, $2, $3, $4, $5, 'active', 'cohort', $5, $5)";
+const INSERT_GRANT_SQL: &str =
+    "INSERT INTO grants (id, program_id, entry_id, cohort_code_id, clerk_user_id, granted_at) \
+     VALUES ($1, $2, $3, $4, $5, $6)";
+const INSERT_ANSWERS_SQL: &str =
+    "INSERT INTO entry_answers (entry_id, program_id, answers, verified_at_join) VALUES ($1, $2, $3, $4)";
+
+/// One use, in one round trip: the code's use count (guarded: `None` when it would pass
+/// `max_uses`, which the caller's lock already ruled out — the caller then rolls back what
+/// was pipelined after it), the entry (active, the notice accepted at `now`), the
+/// program's queue count, the grant, the entry's answers with its address recorded as
+/// verified at `now` (V130's `entry_answers`), and the `signup` and `redeemed` events.
+/// The entry's and grant's ids are chosen here so the statements after them can name
+/// them. Returns (entry, grant) ids.
 pub async fn record_use(tx: &Transaction<'_>, u: &CohortUse<'_>) -> Result<Option<(Uuid, Uuid)>> {
-    let stmt = tx
-        .prepare_cached("UPDATE cohort_codes SET uses = uses + 1 WHERE id = $1 AND uses < max_uses RETURNING uses")
-        .await?;
-    if tx.query_opt(&stmt, &[&u.code_id]).await?.is_none() {
+    let sqls = [
+        USE_CODE_SQL,
+        INSERT_ENTRY_SQL,
+        entries::ADJUST_QUEUE_COUNT_SQL,
+        INSERT_GRANT_SQL,
+        INSERT_ANSWERS_SQL,
+        audit::RECORD_SQL,
+    ];
+    prepare_all(tx, &sqls).await?;
+    // From the cache now (see `lock_for_use`).
+    let use_code = tx.prepare_cached(USE_CODE_SQL).await?;
+    let insert_entry = tx.prepare_cached(INSERT_ENTRY_SQL).await?;
+    let insert_grant = tx.prepare_cached(INSERT_GRANT_SQL).await?;
+    let insert_answers = tx.prepare_cached(INSERT_ANSWERS_SQL).await?;
+    let (entry, grant) = (Uuid::new_v4(), Uuid::new_v4());
+    let signup = [("noticeVersion", Detail::Number(i64::from(u.notice_version))), ("source", Detail::Code("cohort"))];
+    let used = [("cohortCodeId", Detail::Id(u.code_id)), ("grantId", Detail::Id(grant))];
+    let (used_code, inserted, adjusted, granted, answered, signed_up, redeemed) = futures_util::join!(
+        async { tx.query_opt(&use_code, &[&u.code_id]).await },
+        async { tx.execute(&insert_entry, &[&entry, &u.program_id, &u.email, &u.notice_id, &u.now]).await },
+        entries::adjust_queue_count(tx, u.program_id, 1),
+        async {
+            tx.execute(&insert_grant, &[&grant, &u.program_id, &entry, &u.code_id, &u.clerk_user_id, &u.now]).await
+        },
+        async { tx.execute(&insert_answers, &[&entry, &u.program_id, &u.answers, &u.now]).await },
+        audit::record(tx, u.program_id, Some(entry), Actor::Recipient, EventType::Signup, u.now, &signup),
+        audit::record(tx, u.program_id, Some(entry), Actor::Recipient, EventType::Redeemed, u.now, &used),
+    );
+    // The first failure, in pipeline order, is the real one (the rest failed after it).
+    if used_code?.is_none() {
         return Ok(None);
     }
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO entries (program_id, email_key, notice_id, permission_at, state, source, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, 'active', 'cohort', $4, $4) RETURNING id",
-        )
-        .await?;
-    let entry: Uuid = tx.query_one(&stmt, &[&u.program_id, &u.email, &u.notice_id, &u.now]).await?.get(0);
-    super::entries::adjust_queue_count(tx, u.program_id, 1).await?;
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO grants (program_id, entry_id, cohort_code_id, clerk_user_id, granted_at) \
-             VALUES ($1, $2, $3, $4, $5) RETURNING id",
-        )
-        .await?;
-    let grant: Uuid = tx.query_one(&stmt, &[&u.program_id, &entry, &u.code_id, &u.clerk_user_id, &u.now]).await?.get(0);
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO entry_answers (entry_id, program_id, answers, verified_at_join) VALUES ($1, $2, $3, $4)",
-        )
-        .await?;
-    tx.execute(&stmt, &[&entry, &u.program_id, &u.answers, &u.now]).await?;
+    inserted?;
+    adjusted?;
+    granted?;
+    answered?;
+    signed_up?;
+    redeemed?;
     Ok(Some((entry, grant)))
 }

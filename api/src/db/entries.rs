@@ -86,14 +86,12 @@ pub async fn lock_first_flagged(
 
 /// The caller's entry in a locked program (the earliest, if several emails match).
 pub async fn lock_own(tx: &Transaction<'_>, program_id: Uuid, emails: &[&str]) -> Result<Option<LockedEntry>> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT id, state, email_key FROM entries WHERE program_id = $1 AND email_key = ANY($2) \
-             ORDER BY created_at, id LIMIT 1 FOR UPDATE",
-        )
-        .await?;
+    let stmt = tx.prepare_cached(LOCK_OWN_SQL).await?;
     Ok(tx.query_opt(&stmt, &[&program_id, &emails]).await?.as_ref().map(LockedEntry::from))
 }
+
+pub(crate) const LOCK_OWN_SQL: &str = "SELECT id, state, email_key FROM entries \
+     WHERE program_id = $1 AND email_key = ANY($2) ORDER BY created_at, id LIMIT 1 FOR UPDATE";
 
 /// Moves one locked entry; `false` when it is no longer in the move's `from` state.
 pub async fn set_state(tx: &Transaction<'_>, id: Uuid, step: EntryMove, now: DateTime<Utc>) -> Result<bool> {
@@ -109,9 +107,11 @@ pub async fn set_states(tx: &Transaction<'_>, ids: &[Uuid], step: EntryMove, now
     Ok(tx.execute(&stmt, &[&ids, &step.from().as_str(), &step.to().as_str(), &now]).await?)
 }
 
+pub(crate) const ADJUST_QUEUE_COUNT_SQL: &str = "UPDATE programs SET queue_count = queue_count + $2 WHERE id = $1";
+
 /// Adds `delta` to the program's count of non-withdrawn entries (under its lock).
 pub async fn adjust_queue_count(tx: &Transaction<'_>, program_id: Uuid, delta: i32) -> Result<()> {
-    let stmt = tx.prepare_cached("UPDATE programs SET queue_count = queue_count + $2 WHERE id = $1").await?;
+    let stmt = tx.prepare_cached(ADJUST_QUEUE_COUNT_SQL).await?;
     tx.execute(&stmt, &[&program_id, &delta]).await?;
     Ok(())
 }

@@ -14,19 +14,18 @@
 //! addresses, by the rule above).
 //!
 //! Locks: workspace `FOR KEY SHARE` → program `FOR UPDATE` → the caller's entry (none
-//! may exist) → the code `FOR UPDATE`; then the clock, and fresh reads of seats and the
-//! caller's grants. Every writer of the program's entries, grants and codes holds the
+//! may exist) → the code `FOR UPDATE`; then the clock, and fresh reads of seats, the
+//! caller's grants and the current notice — all one pipeline (`db::cohorts`), and the
+//! writes another. Every writer of the program's entries, grants and codes holds the
 //! program row first, so uses and seats are exact under any concurrency, across
 //! instances; the `uses <= max_uses` CHECK is the backstop.
 
 use super::cohorts::{state_at, CohortCodeRow};
 use super::limits;
 use super::use_case_error;
-use crate::db::audit::{self, Actor, Detail, EventType};
+use crate::db;
 use crate::db::cohorts::{self, CohortUse};
-use crate::db::locks::{self, Strength};
 use crate::db::programs::NoticeRow;
-use crate::db::{self, entries, invitations};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
 use shared::cohort::CohortCodeState;
@@ -71,35 +70,37 @@ pub async fn redeem(
     use Refused::NotFound as Denied;
     let email = *emails.first().ok_or(Denied)?;
     db::transaction(pool, async |tx| {
-        let (code_id, program_id, workspace_id) = cohorts::route_by_digest(tx, digest).await?.ok_or(Denied)?;
-        if locks::workspace(tx, workspace_id, Strength::KeyShare).await? != Some(true) {
+        let route = cohorts::route_by_digest(tx, digest).await?.ok_or(Denied)?;
+        // The locks and every read the decision needs, in one round trip (`db::cohorts`).
+        let locked = cohorts::lock_for_use(tx, route, user_id, emails).await?;
+        if locked.workspace_active != Some(true) {
             return Err(Denied);
         }
-        let program = locks::program(tx, workspace_id, program_id, Strength::Update).await?.ok_or(Denied)?;
-        if entries::lock_own(tx, program.id, emails).await?.is_some() {
+        let program = locked.program.ok_or(Denied)?;
+        let code = locked.code.as_ref().ok_or(Denied)?;
+        if locked.has_entry || !opens(code, locked.seats_in_use, program.seat_cap, locked.granted, locked.now) {
             return Err(Denied);
         }
-        let code = cohorts::lock(tx, program.id, code_id).await?.ok_or(Denied)?;
-        let now = locks::now(tx).await?;
-        let notice_id = program.current_notice_id.ok_or(Denied)?;
-        let in_use = invitations::seats_in_use(tx, program.id, now).await?;
-        let granted = cohorts::user_has_grant(tx, program.id, user_id).await?;
-        if !opens(&code, in_use, program.seat_cap, granted, now) {
-            return Err(Denied);
-        }
-        let notice = cohorts::notice(tx, program.id, notice_id).await?.ok_or(Denied)?;
-        if accepted.version != program.current_notice_version {
+        let (notice_id, version) = (program.current_notice_id, program.current_notice_version);
+        let notice = locked.notice.filter(|n| Some(n.id) == notice_id).ok_or(Denied)?;
+        if accepted.version != version {
             return Ok(Redeemed::NoticeRequired { slug: program.slug, notice });
         }
         let answers = check_answers(&notice.questions, accepted.answers)?;
         let answers = serde_json::to_value(&answers).expect("answers serialize");
-        let one = CohortUse { program_id: program.id, code_id, email, notice_id, clerk_user_id: user_id, now, answers };
-        let (entry, grant) = cohorts::record_use(tx, &one).await?.ok_or(Denied)?;
-        let version = i64::from(program.current_notice_version.unwrap_or_default());
-        let signup = [("noticeVersion", Detail::Number(version)), ("source", Detail::Code("cohort"))];
-        audit::record(tx, program.id, Some(entry), Actor::Recipient, EventType::Signup, now, &signup).await?;
-        let used = [("cohortCodeId", Detail::Id(code_id)), ("grantId", Detail::Id(grant))];
-        audit::record(tx, program.id, Some(entry), Actor::Recipient, EventType::Redeemed, now, &used).await?;
+        let one = CohortUse {
+            program_id: program.id,
+            code_id: route.code_id,
+            email,
+            notice_id: notice.id,
+            notice_version: notice.version,
+            clerk_user_id: user_id,
+            now: locked.now,
+            answers,
+        };
+        // Written in one round trip; a guard that missed returns `None`, and the refusal
+        // rolls back what went out after it.
+        cohorts::record_use(tx, &one).await?.ok_or(Denied)?;
         Ok(Redeemed::Active(program.slug))
     })
     .await

@@ -5,6 +5,7 @@
 
 use crate::support::cohorts::cohort;
 use crate::support::process::{vestibule, ApiProcess};
+use crate::support::race::LockHolder;
 use crate::support::{Caps, Owner, Recipient, TestApp};
 use shared::cohort::{canonical_code, CohortCodeState, CreatedCohortCode, RedeemReply};
 use uuid::Uuid;
@@ -219,6 +220,49 @@ async fn revoking_stops_further_uses_keeps_grants_and_is_audited_once() {
 
 /// 50 users redeem a 10-use code at once through `instances` (round robin): exactly 10
 /// grants, 10 uses, and 40 times the uniform 404.
+/// A use's locks and reads go out as one pipeline and its writes as another
+/// (`db::cohorts`), yet it still waits at the program row before it locks the code (the
+/// one global order), on the server's first use and on a later one alike; then it writes
+/// everything a use writes.
+#[tokio::test]
+async fn a_use_waits_at_the_program_row_before_locking_its_code() {
+    let app = TestApp::spawn().await;
+    for slug in ["cohort-order-1", "cohort-order-2"] {
+        let (owner, ws) = app.owner(&format!("owner-{slug}@example.com")).await;
+        let program = cohort_program(&owner, ws, slug, 100).await;
+        let created = owner.create_cohort_code(program, 3).await;
+        let rita = app.recipient(&format!("rita-{slug}@example.com")).await;
+        let hold = LockHolder::lock(&app.db_url, "programs", program).await;
+        let (redeemed, ()) = tokio::join!(rita.try_redeem_accepting(&created.code, 1), async {
+            hold.wait_for_waiters(1).await;
+            let probe = crate::support::db::connect(&app.db_url).await;
+            probe.batch_execute("BEGIN").await.unwrap();
+            let sql = "SELECT 1 FROM cohort_codes WHERE id = $1 FOR UPDATE NOWAIT";
+            let locked = probe.execute(sql, &[&created.cohort_code.id]).await;
+            assert!(locked.is_ok(), "{slug}: the code was locked before the program row: {locked:?}");
+            probe.batch_execute("ROLLBACK").await.unwrap();
+            hold.release().await;
+        });
+        assert_eq!(redeemed.json(), serde_json::json!({"programSlug": slug, "state": "active"}));
+        let row = app
+            .row(
+                "SELECT (SELECT uses FROM cohort_codes WHERE program_id = $1), \
+                        (SELECT queue_count FROM programs WHERE id = $1), \
+                        (SELECT count(*) FROM entries e JOIN grants g ON g.entry_id = e.id \
+                           JOIN entry_answers a ON a.entry_id = e.id \
+                         WHERE e.program_id = $1 AND e.state = 'active' AND g.active), \
+                        (SELECT string_agg(event_type, ',' ORDER BY id) FROM audit_events \
+                         WHERE program_id = $1 AND entry_id IS NOT NULL)",
+                &[&program],
+            )
+            .await;
+        let got: (i32, i32, i64, String) = (row.get(0), row.get(1), row.get(2), row.get(3));
+        assert_eq!(got, (1, 1, 1, "signup,redeemed".to_owned()), "{slug}");
+    }
+    let out = vestibule(&app.db_url, &["verify"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
 async fn fifty_race_for_ten(app: &TestApp, instances: &[TestApp], slug: &str) {
     let (owner, ws) = app.owner(&format!("owner-{slug}@example.com")).await;
     let program = cohort_program(&owner, ws, slug, 100).await;
