@@ -7,8 +7,10 @@
 //!
 //! Scenarios: `signup-one` (new signups into one program), `signup-16` (new signups
 //! spread over 16 programs), `replay` (same-key replays of committed signups), `read`
-//! (private content reads by signed-in grant holders) and `redeem` (concurrent
-//! redemptions of pre-issued codes). Every cell gets fresh programs.
+//! (private content reads by signed-in grant holders), `redeem` (concurrent
+//! redemptions of pre-issued codes) and `redeem-cohort` (one cohort code redeemed by
+//! as many new users as it has uses, each accepting the notice). Every cell gets fresh
+//! programs.
 //!
 //! `signup-pow` is `signup-one` into a program whose proof of work is `normal` (issue 15):
 //! each signup carries a solved ALTCHA challenge, solved exactly as the SPA's Web Worker
@@ -54,6 +56,9 @@ pub enum Scenario {
     Replay,
     Read,
     Redeem,
+    /// `redeem` of one cohort code by as many new users (each accepting the notice): a
+    /// launch that hands one code to a crowd.
+    RedeemCohort,
     Scale,
 }
 
@@ -67,6 +72,7 @@ impl Scenario {
             Scenario::Replay => "replay",
             Scenario::Read => "read",
             Scenario::Redeem => "redeem",
+            Scenario::RedeemCohort => "redeem-cohort",
             Scenario::Scale => "scale",
         }
     }
@@ -111,7 +117,8 @@ pub struct Args {
     /// Stop a cell after this many requests (whichever of time and count comes first).
     #[arg(long)]
     requests: Option<u64>,
-    /// `redeem`: codes issued before each cell (the cell ends early when they run out).
+    /// `redeem`: codes issued before each cell (the cell ends early when they run out);
+    /// `redeem-cohort`: the uses of its one code, and as many users.
     #[arg(long, default_value_t = 1500)]
     codes: usize,
     /// `signup-pow`: challenges solved before each cell (one per request; the cell ends

@@ -56,6 +56,8 @@ pub enum Workload {
     Redeem {
         codes: Vec<(Caller, String)>,
         next: AtomicUsize,
+        /// A cohort code's use accepts the program's notice of this version.
+        accepts: Option<i64>,
     },
     /// The same request every time, by one signed-in caller (the owner's reads).
     Fixed {
@@ -116,7 +118,15 @@ pub async fn prepare_cell(
             let program = ctx.program(&ctx.slug("redeem"), true).await?;
             let recipients = ctx.recipients(&program, codes, false).await?;
             let codes = recipients.into_iter().filter_map(|r| Some((r.caller, r.code?))).collect();
-            Workload::Redeem { codes, next: AtomicUsize::new(0) }
+            Workload::Redeem { codes, next: AtomicUsize::new(0), accepts: None }
+        }
+        Scenario::RedeemCohort => {
+            eprintln!("loadgen: one cohort code of {codes} uses, and {codes} users, for the c={clients} cell");
+            let program = ctx.program(&ctx.slug("cohort"), true).await?;
+            let code = ctx.cohort_code(&program, codes).await?;
+            let callers = ctx.users(&program.slug, codes).await?;
+            let codes = callers.into_iter().map(|c| (c, code.clone())).collect();
+            Workload::Redeem { codes, next: AtomicUsize::new(0), accepts: Some(program.notice_version) }
         }
     })
 }
@@ -152,9 +162,12 @@ impl Workload {
                 let holder = &holders[worker % holders.len()];
                 Some(ctx.request(Method::GET, &format!("/api/me/early-access/{slug}"), Some(holder)))
             }
-            Workload::Redeem { codes, next } => {
+            Workload::Redeem { codes, next, accepts } => {
                 let (caller, code) = codes.get(next.fetch_add(1, Ordering::Relaxed))?;
-                let body = serde_json::json!({ "code": code });
+                let body = match accepts {
+                    None => serde_json::json!({ "code": code }),
+                    Some(v) => serde_json::json!({ "code": code, "noticeVersion": v, "permission": true }),
+                };
                 Some(ctx.request(Method::POST, "/api/me/invitations/redeem", Some(caller)).json(&body))
             }
             Workload::Fixed { method, path, body, caller } => {

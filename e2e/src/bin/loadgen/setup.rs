@@ -186,6 +186,24 @@ impl Context {
             .await
     }
 
+    /// A cohort code of `program` with `uses` uses (at most 10 000), valid for a week.
+    pub async fn cohort_code(&self, program: &Program, uses: usize) -> anyhow::Result<String> {
+        let expires = (chrono::Utc::now() + chrono::Duration::days(7)).to_rfc3339();
+        let body = json!({"label": "bench", "maxUses": uses, "expiresAt": expires});
+        let path = format!("/api/owner/programs/{}/cohort-codes", program.id);
+        let created = self.owner(Method::POST, &path, Some(&body), &[201]).send().await?;
+        Ok(created["code"].as_str().context("cohort code")?.to_owned())
+    }
+
+    /// `n` signed-in users with a verified address each and no entry anywhere.
+    pub async fn users(&self, tag: &str, n: usize) -> anyhow::Result<Vec<Caller>> {
+        stream::iter(0..n)
+            .map(|i| async move { self.identity.caller(&self.api, &format!("u{i}-{tag}@{EMAIL_DOMAIN}")).await })
+            .buffer_unordered(SETUP_PARALLELISM)
+            .try_collect()
+            .await
+    }
+
     /// Selects the entry, issues an invitation and records its delivery; returns the code.
     async fn invite(&self, program: &Program, entry: &str) -> anyhow::Result<String> {
         let base = format!("/api/owner/programs/{}/entries/{entry}", program.id);
