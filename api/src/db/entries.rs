@@ -90,8 +90,11 @@ pub async fn lock_own(tx: &Transaction<'_>, program_id: Uuid, emails: &[&str]) -
     Ok(tx.query_opt(&stmt, &[&program_id, &emails]).await?.as_ref().map(LockedEntry::from))
 }
 
-pub(crate) const LOCK_OWN_SQL: &str = "SELECT id, state, email_key FROM entries \
-     WHERE program_id = $1 AND email_key = ANY($2) ORDER BY created_at, id LIMIT 1 FOR UPDATE";
+/// The lookup is V134's `lock_own_entry`: each address by the whole (program, address)
+/// key, on plans made once per session that cannot walk a program's entries whatever the
+/// statistics said of it (the prepared statement it replaces did, for a program newer than
+/// the last analyze — every entry, under the program lock, when no address matched).
+pub(crate) const LOCK_OWN_SQL: &str = "SELECT entry_id, entry_state, entry_email FROM lock_own_entry($1, $2)";
 
 /// Moves one locked entry; `false` when it is no longer in the move's `from` state.
 pub async fn set_state(tx: &Transaction<'_>, id: Uuid, step: EntryMove, now: DateTime<Utc>) -> Result<bool> {

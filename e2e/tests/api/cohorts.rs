@@ -349,3 +349,83 @@ async fn a_cohort_use_is_a_grant_created_event_and_its_grant_is_revoked_like_any
         .await;
     assert_eq!(revoked, 1);
 }
+
+/// The caller's own entry is found by address, never by walking the program's entries: a
+/// cohort use (whose caller has no entry yet) and a withdrawal both look it up under the
+/// program lock, on a statement planned once per connection. Planned while the program was
+/// new (the statistics know only other programs' entries; autovacuum's next analyze is
+/// held off here) and run when it has thousands of entries, two lookups — one
+/// for an address with no entry, one for three addresses of which two have one — must
+/// touch a handful of pages, not a page per entry.
+#[tokio::test]
+async fn the_own_entry_lookup_reads_a_few_pages_however_many_entries_the_program_has() {
+    use crate::support::db;
+    const ENTRIES: i64 = 20_000;
+    let owner_url = db::fresh_database().await;
+    let admin = db::connect(&owner_url).await;
+    let row = admin
+        .query_one(
+            "WITH w AS (INSERT INTO workspaces (name) VALUES ('lookup') RETURNING id), \
+             p AS (INSERT INTO programs (workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
+                   SELECT id, 'lookup', 'own entry lookups', 100000, 100000, 100000, 7 FROM w RETURNING id) \
+             INSERT INTO notices (program_id, version, purpose, contact_text, retention_text) \
+             SELECT id, 1, 'p', 'c', 'r' FROM p RETURNING program_id, id",
+            &[],
+        )
+        .await
+        .unwrap();
+    let (program, notice): (Uuid, Uuid) = (row.get(0), row.get(1));
+    // Other programs' entries, analyzed; then no analyze while this program grows, so the
+    // statistics know nothing of its entries — as between two of autovacuum's analyzes.
+    admin
+        .batch_execute(
+            "INSERT INTO programs (workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
+               SELECT workspace_id, 'other-' || n, 'others', 100000, 100000, 100000, 7 \
+               FROM programs, generate_series(1, 16) n WHERE public_slug = 'lookup'; \
+             INSERT INTO notices (program_id, version, purpose, contact_text, retention_text) \
+               SELECT id, 1, 'p', 'c', 'r' FROM programs WHERE public_slug LIKE 'other-%'; \
+             INSERT INTO entries (program_id, email_key, notice_id, permission_at, state, created_at, updated_at) \
+               SELECT n.program_id, 'o' || g || '-' || n.program_id || '@example.com', n.id, now(), 'waiting', now(), now() \
+               FROM notices n JOIN programs p ON p.id = n.program_id AND p.public_slug LIKE 'other-%', \
+                 generate_series(1, 500) g; \
+             ANALYZE entries; ALTER TABLE entries SET (autovacuum_enabled = false)",
+        )
+        .await
+        .unwrap();
+
+    let pool = api::db::pool(&db::app_url(&owner_url).await, 1).unwrap();
+    let mut client = pool.get().await.unwrap();
+    let nobody = ["nobody@example.com"];
+    // Past the five custom plans: the connection now runs its cached generic plan.
+    for _ in 0..6 {
+        let tx = client.transaction().await.unwrap();
+        assert!(api::db::entries::lock_own(&tx, program, &nobody).await.unwrap().is_none());
+        tx.rollback().await.unwrap();
+    }
+    admin
+        .execute(
+            "INSERT INTO entries (program_id, email_key, notice_id, permission_at, state, created_at, updated_at) \
+             SELECT $1, 'e' || n || '@example.com', $2, now(), 'waiting', now() + n * interval '1 ms', now() \
+             FROM generate_series(1, $3::int8) n",
+            &[&program, &notice, &ENTRIES],
+        )
+        .await
+        .unwrap();
+
+    let tx = client.transaction().await.unwrap();
+    assert!(api::db::entries::lock_own(&tx, program, &nobody).await.unwrap().is_none());
+    let mine = ["x@example.com", "e19999@example.com", "e17@example.com"];
+    let found = api::db::entries::lock_own(&tx, program, &mine).await.unwrap().expect("the earliest of the three");
+    assert_eq!(found.email, "e17@example.com");
+    let buffers: i64 = tx
+        .query_one(
+            "SELECT sum(pg_stat_get_xact_blocks_fetched(oid))::int8 FROM pg_class \
+             WHERE relname = 'entries' OR relname LIKE 'entries\\_%'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    tx.rollback().await.unwrap();
+    assert!(buffers < 100, "two lookups over {ENTRIES} entries read {buffers} pages");
+}
