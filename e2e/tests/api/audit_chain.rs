@@ -153,3 +153,65 @@ async fn the_checkpoint_is_the_owners_alone() {
     reply.assert(200);
     assert_eq!(reply.header("cache-control"), Some("private, no-store"));
 }
+
+/// An event recorded outside the batch admission (a redemption, an owner's action) reads
+/// its program's chain head under the program lock. Whatever the statistics say — here,
+/// that this program holds every event, while another program has since recorded
+/// thousands — the head is found by the program's own chain index, not by walking the
+/// newer events of the others (V135).
+#[tokio::test]
+async fn recording_an_event_reads_its_own_chain_head_not_the_other_programs_newer_events() {
+    use crate::support::db;
+    const OTHERS: i64 = 3000;
+    let owner_url = db::fresh_database().await;
+    let admin = db::connect(&owner_url).await;
+    let ids: Vec<Uuid> = admin
+        .query(
+            "WITH w AS (INSERT INTO workspaces (name) VALUES ('heads') RETURNING id) \
+             INSERT INTO programs (workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
+             SELECT id, slug, 'chain heads', 100, 100, 100, 7 FROM w, (VALUES ('quiet'), ('busy')) s(slug) \
+             RETURNING id",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let (quiet, busy) = (ids[0], ids[1]);
+    let record = "INSERT INTO audit_events (program_id, actor_kind, event_type, event_at) \
+                  SELECT $1, 'system', 'notice_published', clock_timestamp() FROM generate_series(1, $2::int8)";
+    admin.execute(record, &[&quiet, &5_i64]).await.unwrap();
+    admin
+        .batch_execute("ANALYZE audit_events; ALTER TABLE audit_events SET (autovacuum_enabled = false)")
+        .await
+        .unwrap();
+    admin.execute(record, &[&busy, &OTHERS]).await.unwrap();
+
+    let pool = api::db::pool(&db::app_url(&owner_url).await, 1).unwrap();
+    let mut client = pool.get().await.unwrap();
+    let tx = client.transaction().await.unwrap();
+    let now = chrono::Utc::now();
+    use api::db::audit::{record as record_event, Actor, EventType};
+    record_event(&tx, quiet, None, Actor::System, EventType::NoticePublished, now, &[]).await.unwrap();
+    let buffers: i64 = tx
+        .query_one(
+            "SELECT sum(pg_stat_get_xact_blocks_fetched(oid))::int8 FROM pg_class \
+             WHERE relname = 'audit_events' OR relname IN ('audit_events_pkey', 'audit_program_idx', \
+               'audit_entry_idx', 'audit_chain_seq_key')",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    tx.commit().await.unwrap();
+    assert!(buffers < 40, "one event beside {OTHERS} newer ones of another program read {buffers} pages");
+    let seq: i64 = admin
+        .query_one("SELECT max(chain_seq) FROM audit_events WHERE program_id = $1", &[&quiet])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(seq, 6, "the quiet program's chain goes on from its own head");
+    let out = process::vestibule(&owner_url, &["verify"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
