@@ -81,9 +81,9 @@ pub async fn redeem(
         if locked.has_entry || !opens(code, locked.seats_in_use, program.seat_cap, locked.granted, locked.now) {
             return Err(Denied);
         }
-        let (notice_id, version) = (program.current_notice_id, program.current_notice_version);
-        let notice = locked.notice.filter(|n| Some(n.id) == notice_id).ok_or(Denied)?;
-        if accepted.version != version {
+        // The current notice, by the program row this transaction holds locked.
+        let notice = locked.notice.ok_or(Denied)?;
+        if accepted.version != program.current_notice_version {
             return Ok(Redeemed::NoticeRequired { slug: program.slug, notice });
         }
         let answers = check_answers(&notice.questions, accepted.answers)?;

@@ -194,16 +194,7 @@ async fn recording_an_event_reads_its_own_chain_head_not_the_other_programs_newe
     let now = chrono::Utc::now();
     use api::db::audit::{record as record_event, Actor, EventType};
     record_event(&tx, quiet, None, Actor::System, EventType::NoticePublished, now, &[]).await.unwrap();
-    let buffers: i64 = tx
-        .query_one(
-            "SELECT sum(pg_stat_get_xact_blocks_fetched(oid))::int8 FROM pg_class \
-             WHERE relname = 'audit_events' OR relname IN ('audit_events_pkey', 'audit_program_idx', \
-               'audit_entry_idx', 'audit_chain_seq_key')",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
+    let buffers = crate::support::pages_read(&tx, &["audit_events"]).await;
     tx.commit().await.unwrap();
     assert!(buffers < 40, "one event beside {OTHERS} newer ones of another program read {buffers} pages");
     let seq: i64 = admin

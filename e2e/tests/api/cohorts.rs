@@ -417,15 +417,7 @@ async fn the_own_entry_lookup_reads_a_few_pages_however_many_entries_the_program
     let mine = ["x@example.com", "e19999@example.com", "e17@example.com"];
     let found = api::db::entries::lock_own(&tx, program, &mine).await.unwrap().expect("the earliest of the three");
     assert_eq!(found.email, "e17@example.com");
-    let buffers: i64 = tx
-        .query_one(
-            "SELECT sum(pg_stat_get_xact_blocks_fetched(oid))::int8 FROM pg_class \
-             WHERE relname = 'entries' OR relname LIKE 'entries\\_%'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0);
+    let buffers = crate::support::pages_read(&tx, &["entries"]).await;
     tx.rollback().await.unwrap();
     assert!(buffers < 100, "two lookups over {ENTRIES} entries read {buffers} pages");
 }

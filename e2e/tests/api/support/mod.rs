@@ -233,6 +233,15 @@ pub async fn eventually<T, F: Future<Output = Option<T>>>(
     }
 }
 
+/// Pages (buffers) `tx` has read so far from `tables` and all their indexes — how a test
+/// shows a statement reads a few pages rather than one per row.
+pub async fn pages_read(tx: &tokio_postgres::Transaction<'_>, tables: &[&str]) -> i64 {
+    let sql = "SELECT sum(pg_stat_get_xact_blocks_fetched(c.oid))::int8 FROM pg_class c \
+               WHERE c.oid = ANY($1::text[]::regclass[]) \
+                  OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = ANY($1::text[]::regclass[]))";
+    tx.query_one(sql, &[&tables]).await.unwrap().get(0)
+}
+
 /// Waits, when the wall clock is within `margin` seconds of the end of a UTC period of
 /// `period` seconds (a rate-limit minute, an intake hour), until the next period starts,
 /// so a test that fills a per-period counter never straddles two periods. This waits out
