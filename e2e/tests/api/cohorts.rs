@@ -421,3 +421,85 @@ async fn the_own_entry_lookup_reads_a_few_pages_however_many_entries_the_program
     tx.rollback().await.unwrap();
     assert!(buffers < 100, "two lookups over {ENTRIES} entries read {buffers} pages");
 }
+
+/// Issue 28: seats in use (active grants plus issued, unexpired invitations), decided on
+/// by every issue and cohort-code use under the program lock, read the kept count of the
+/// program's active entries, not every active grant: a few pages with 20,000 grants. The
+/// figure is the grants' own: a revoked grant and an expired or redeemed invitation hold
+/// no seat; an issued, unexpired one does.
+#[tokio::test]
+async fn seats_in_use_read_a_few_pages_however_many_grants_the_program_holds() {
+    use crate::support::db;
+    const GRANTS: i64 = 20_000;
+    let owner_url = db::fresh_database().await;
+    let admin = db::connect(&owner_url).await;
+    let row = admin
+        .query_one(
+            "WITH w AS (INSERT INTO workspaces (name) VALUES ('seats') RETURNING id), \
+             p AS (INSERT INTO programs (workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
+                   SELECT id, 'seats', 'seat counts', 100000, 100000, 100000, 7 FROM w RETURNING id) \
+             INSERT INTO notices (program_id, version, purpose, contact_text, retention_text) \
+             SELECT id, 1, 'p', 'c', 'r' FROM p RETURNING program_id, id",
+            &[],
+        )
+        .await
+        .unwrap();
+    let (program, notice): (Uuid, Uuid) = (row.get(0), row.get(1));
+    // GRANTS redeemed invitations with active grants and active entries, one revoked grant,
+    // and four entries invited: two issued unexpired, one issued but lapsed, one redeemed
+    // and then revoked.
+    admin
+        .batch_execute("ALTER TABLE grants SET (autovacuum_enabled = false); ALTER TABLE invitations SET (autovacuum_enabled = false)")
+        .await
+        .unwrap();
+    admin
+        .execute(
+            "WITH e AS (INSERT INTO entries (program_id, email_key, notice_id, permission_at, state, created_at, updated_at) \
+                SELECT $1, 'g' || n || '@example.com', $2, now(), CASE WHEN n <= $3::int8 THEN 'active' ELSE 'revoked' END, now(), now() \
+                FROM generate_series(1, $3::int8 + 1) n RETURNING id, state, email_key), \
+             i AS (INSERT INTO invitations (program_id, entry_id, token_sha256, state, issued_at, expires_at, \
+                     delivery_recorded_at, delivery_channel, terminal_at) \
+                SELECT $1, id, sha256(convert_to(email_key, 'UTF8')), 'redeemed', now() - interval '1 day', \
+                       now() + interval '1 day', now(), 'email', now() FROM e RETURNING id, entry_id) \
+             INSERT INTO grants (program_id, entry_id, invitation_id, clerk_user_id, active, granted_at, revoked_at) \
+             SELECT $1, i.entry_id, i.id, 'user_' || e.email_key, e.state = 'active', now(), \
+                    CASE WHEN e.state = 'active' THEN NULL ELSE now() END \
+             FROM i JOIN e ON e.id = i.entry_id",
+            &[&program, &notice, &GRANTS],
+        )
+        .await
+        .unwrap();
+    admin
+        .execute(
+            "WITH e AS (INSERT INTO entries (program_id, email_key, notice_id, permission_at, state, created_at, updated_at) \
+                SELECT $1, 'i' || n || '@example.com', $2, now(), 'invited', now(), now() \
+                FROM generate_series(1, 3) n RETURNING id, email_key) \
+             INSERT INTO invitations (program_id, entry_id, token_sha256, state, issued_at, expires_at) \
+             SELECT $1, id, sha256(convert_to(email_key, 'UTF8')), 'issued', now() - interval '2 days', \
+                    CASE WHEN email_key LIKE 'i1@%' THEN now() - interval '1 day' ELSE now() + interval '1 day' END FROM e",
+            &[&program, &notice],
+        )
+        .await
+        .unwrap();
+
+    let pool = api::db::pool(&db::app_url(&owner_url).await, 1).unwrap();
+    let mut client = pool.get().await.unwrap();
+    let tx = client.transaction().await.unwrap();
+    let now: chrono::DateTime<chrono::Utc> = tx.query_one("SELECT now()", &[]).await.unwrap().get(0);
+    let counted: i64 = tx
+        .query_one(
+            "SELECT (SELECT count(*) FROM grants WHERE program_id = $1 AND active) \
+                  + (SELECT count(*) FROM invitations WHERE program_id = $1 AND state = 'issued' AND expires_at > $2)",
+            &[&program, &now],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    let before = crate::support::pages_read(&tx, &["grants", "invitations", "program_entry_counts"]).await;
+    let in_use = api::db::invitations::seats_in_use(&tx, program, now).await.unwrap();
+    let read = crate::support::pages_read(&tx, &["grants", "invitations", "program_entry_counts"]).await - before;
+    tx.rollback().await.unwrap();
+    assert_eq!(counted, GRANTS + 2, "the fixture: the active grants and the two unexpired issued invitations");
+    assert_eq!(in_use, counted);
+    assert!(read < 20, "seats in use with {GRANTS} active grants read {read} pages");
+}
