@@ -16,6 +16,14 @@
 //! smaller and each signup cost more CPU (one program, 8 clients: 1,430 → 1,200 req/s),
 //! and on two cores CPU per signup, not the turn-around it saved, is what bounds the rate.
 //!
+//! Where a lane runs: on the server's main (multi-threaded) runtime, where the pool's
+//! connections do their I/O (`db::connect::OnRuntime`), not on the HTTP worker that took
+//! its first signup — there the turn from one batch's answer to the next batch's send
+//! waited behind that worker's requests. Measured twice, interleaved (BENCHMARKS.md,
+//! 2026-12-03 and 2026-12-04): ahead in the means of every cell, within the machine's
+//! spread. The 2026-12-03 revert blamed it for slow proof-of-work cells; on 2026-12-04 the
+//! same cells were as slow without it (on ÷ off 71 % against 78 % with it).
+//!
 //! Failure: a batch is one transaction. A conflict (deadlock, a counter guard, another
 //! writer's unique key) runs the whole batch again, deciding on what it reads then; a
 //! batch that still fails answers every one of its requests `DbError::Unavailable` (503),
@@ -42,6 +50,7 @@ type Reply = oneshot::Sender<Result<Decided, DbError>>;
 pub struct Admitter {
     pool: Pool,
     lanes: Arc<Mutex<HashMap<Uuid, Lane>>>,
+    runtime: tokio::runtime::Handle,
 }
 
 /// A program with a batch committing (a lane exists only then) and what gathers behind it.
@@ -51,8 +60,9 @@ struct Lane {
 }
 
 impl Admitter {
+    /// Made on the server's main runtime (`startup`), where each lane will run.
     pub fn new(pool: Pool) -> Self {
-        Self { pool, lanes: Arc::default() }
+        Self { pool, lanes: Arc::default(), runtime: tokio::runtime::Handle::current() }
     }
 
     /// Admits `attempt` into `target`'s program with whatever else arrives for it
@@ -73,7 +83,7 @@ impl Admitter {
             }
         };
         if let Some(batch) = starts {
-            tokio::spawn(self.clone().run(target, batch));
+            self.runtime.spawn(self.clone().run(target, batch));
         }
         answer.await.unwrap_or_else(|_| Err(DbError::Unavailable("the admission batch stopped".into())))
     }
