@@ -147,8 +147,9 @@ pub async fn seats_in_use(tx: &Transaction<'_>, program_id: Uuid, now: DateTime<
 /// checks both directions). Counting `grants` read an index entry (and, until vacuum
 /// marks the pages, a heap page) for every active grant of the program, on each
 /// issue, cohort-code use and program read, under the program lock: O(everyone
-/// admitted so far) for a launch's cohort code. The invitations part still counts rows, but only
-/// the issued, unexpired ones (`invite_program_issued_idx`): the codes outstanding now.
+/// admitted so far) for a launch's cohort code. The invitations part still counts rows,
+/// but only the issued, unexpired ones (`invite_program_issued_idx`): the codes
+/// outstanding now.
 pub fn seats_expr(program: &str, now: &str) -> String {
     format!(
         "(coalesce((SELECT n FROM program_entry_counts WHERE program_id = {program} AND state = 'active'), 0) \

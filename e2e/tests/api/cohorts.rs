@@ -361,20 +361,7 @@ async fn a_cohort_use_is_a_grant_created_event_and_its_grant_is_revoked_like_any
 async fn the_own_entry_lookup_reads_a_few_pages_however_many_entries_the_program_has() {
     use crate::support::db;
     const ENTRIES: i64 = 20_000;
-    let owner_url = db::fresh_database().await;
-    let admin = db::connect(&owner_url).await;
-    let row = admin
-        .query_one(
-            "WITH w AS (INSERT INTO workspaces (name) VALUES ('lookup') RETURNING id), \
-             p AS (INSERT INTO programs (workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
-                   SELECT id, 'lookup', 'own entry lookups', 100000, 100000, 100000, 7 FROM w RETURNING id) \
-             INSERT INTO notices (program_id, version, purpose, contact_text, retention_text) \
-             SELECT id, 1, 'p', 'c', 'r' FROM p RETURNING program_id, id",
-            &[],
-        )
-        .await
-        .unwrap();
-    let (program, notice): (Uuid, Uuid) = (row.get(0), row.get(1));
+    let (owner_url, admin, program, notice) = program_in_fresh_database("lookup").await;
     // Other programs' entries, analyzed; then no analyze while this program grows, so the
     // statistics know nothing of its entries — as between two of autovacuum's analyzes.
     admin
@@ -431,23 +418,10 @@ async fn the_own_entry_lookup_reads_a_few_pages_however_many_entries_the_program
 async fn seats_in_use_read_a_few_pages_however_many_grants_the_program_holds() {
     use crate::support::db;
     const GRANTS: i64 = 20_000;
-    let owner_url = db::fresh_database().await;
-    let admin = db::connect(&owner_url).await;
-    let row = admin
-        .query_one(
-            "WITH w AS (INSERT INTO workspaces (name) VALUES ('seats') RETURNING id), \
-             p AS (INSERT INTO programs (workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
-                   SELECT id, 'seats', 'seat counts', 100000, 100000, 100000, 7 FROM w RETURNING id) \
-             INSERT INTO notices (program_id, version, purpose, contact_text, retention_text) \
-             SELECT id, 1, 'p', 'c', 'r' FROM p RETURNING program_id, id",
-            &[],
-        )
-        .await
-        .unwrap();
-    let (program, notice): (Uuid, Uuid) = (row.get(0), row.get(1));
-    // GRANTS redeemed invitations with active grants and active entries, one revoked grant,
-    // and four entries invited: two issued unexpired, one issued but lapsed, one redeemed
-    // and then revoked.
+    let (owner_url, admin, program, notice) = program_in_fresh_database("seats").await;
+    // GRANTS active entries, each with its redeemed invitation and active grant; one revoked
+    // entry whose grant is inactive; three invited entries: two issued and unexpired, one
+    // issued but lapsed.
     admin
         .batch_execute("ALTER TABLE grants SET (autovacuum_enabled = false); ALTER TABLE invitations SET (autovacuum_enabled = false)")
         .await
@@ -502,4 +476,25 @@ async fn seats_in_use_read_a_few_pages_however_many_grants_the_program_holds() {
     assert_eq!(counted, GRANTS + 2, "the fixture: the active grants and the two unexpired issued invitations");
     assert_eq!(in_use, counted);
     assert!(read < 20, "seats in use with {GRANTS} active grants read {read} pages");
+}
+
+/// A fresh database (its owner's URL and an owner connection) holding one workspace, one
+/// program `slug` with room for 100,000 and its notice, written directly (the page-count
+/// tests below fill it by SQL); answers the program and notice ids.
+async fn program_in_fresh_database(slug: &str) -> (String, tokio_postgres::Client, Uuid, Uuid) {
+    use crate::support::db;
+    let owner_url = db::fresh_database().await;
+    let admin = db::connect(&owner_url).await;
+    let row = admin
+        .query_one(
+            "WITH w AS (INSERT INTO workspaces (name) VALUES ($1) RETURNING id), \
+             p AS (INSERT INTO programs (workspace_id, public_slug, purpose, queue_cap, hourly_cap, seat_cap, max_invite_days) \
+                   SELECT id, $1, 'page counts', 100000, 100000, 100000, 7 FROM w RETURNING id) \
+             INSERT INTO notices (program_id, version, purpose, contact_text, retention_text) \
+             SELECT id, 1, 'p', 'c', 'r' FROM p RETURNING program_id, id",
+            &[&slug],
+        )
+        .await
+        .unwrap();
+    (owner_url, admin, row.get(0), row.get(1))
 }
