@@ -18,6 +18,6 @@ COMMIT;
 \endpipeline
 \startpipeline
 BEGIN ISOLATION LEVEL READ COMMITTED;
-SELECT ord, outcome, stored_binding FROM admit_signups('00000000-0000-4000-a000-000000000001'::uuid, ('00000000-0000-4000-8000-' || lpad(:p::text, 12, '0'))::uuid, ARRAY[md5(:k::text || '-' || :client_id::text)::uuid], ARRAY['u' || :k::text || '-' || :client_id::text || '@pgbench.example'], ARRAY[1], ARRAY[true], ARRAY[decode(md5(:k::text), 'hex') || decode(md5(:client_id::text), 'hex')], ARRAY[NULL]::text[], ARRAY[false], ARRAY[NULL]::text[], ARRAY[NULL]::bytea[], ARRAY[NULL]::timestamptz[]) ORDER BY ord;
+SELECT ord, outcome, stored_binding FROM admit_signups('00000000-0000-4000-a000-000000000001'::uuid, ARRAY[('00000000-0000-4000-8000-' || lpad(:p::text, 12, '0'))::uuid], ARRAY[md5(:k::text || '-' || :client_id::text)::uuid], ARRAY['u' || :k::text || '-' || :client_id::text || '@pgbench.example'], ARRAY[1], ARRAY[true], ARRAY[decode(md5(:k::text), 'hex') || decode(md5(:client_id::text), 'hex')], ARRAY[NULL]::text[], ARRAY[false], ARRAY[NULL]::text[], ARRAY[NULL]::bytea[], ARRAY[NULL]::timestamptz[]) ORDER BY ord;
 COMMIT;
 \endpipeline

@@ -1,13 +1,14 @@
 //! The applicant's side of `entries`: the SQL of public admission (SPEC §6.2; the order
 //! of its decisions is `usecases::admission`'s, and the `admit_signups` function of
-//! migration V100 takes them in that order, as V61's `admit_signup` did for one) and the
+//! migrations V100 and V140 takes them in that order, as V61's `admit_signup` did for one) and the
 //! signed-in applicant's own entries (§6.3).
 //!
 //! What the database does on its own here: [`admit_batch`] calls the PL/pgSQL
-//! `admit_signups` (V100), which *is* the signup policy — for a batch of attempts on one
-//! program (`crate::group` forms them), in arrival order, it locks, decides and writes the
-//! entries, their counters, receipts and `signup` events, chains the events and enqueues
-//! their webhooks (migrations/README.md maps every trigger and function).
+//! `admit_signups` (V140), which *is* the signup policy — for a batch of attempts on the
+//! programs of one workspace (`crate::group` forms them), in arrival order, it locks,
+//! decides and writes the entries, their counters, receipts and `signup` events, chains
+//! the events (one chain per program) and enqueues their webhooks (migrations/README.md
+//! maps every trigger and function).
 //!
 //! Round trips: the admission transaction is one — BEGIN, `admit_signups(…)` and COMMIT
 //! go out as one pipeline (with its statement prepared, tokio-postgres writes a request
@@ -143,7 +144,7 @@ pub enum Decided {
 const ADMIT: &str = "SELECT ord, outcome, stored_binding \
      FROM admit_signups($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ORDER BY ord";
 
-/// What the applicant said (V131's `record_batch_answers`): after the admission's writes,
+/// What the applicant said (V131's `record_batch_answers`, V140: a program per attempt): after the admission's writes,
 /// in its transaction and its pipeline, it stores the answers and the verified-at-join time
 /// of each entry this transaction created (those of the attempt that created it), and
 /// nothing for a replay, a known address or a refusal.
@@ -155,15 +156,21 @@ fn records_answers(a: &Attempt) -> bool {
     a.verified || a.answers.as_object().is_some_and(|o| !o.is_empty())
 }
 
-/// Admits a batch of attempts for one program (arrival order) as one READ COMMITTED
-/// transaction (see the module doc): one decision per attempt, in the same order. BEGIN,
+/// Admits a batch of attempts on the programs of one workspace (arrival order; attempt
+/// `i` is for `programs[i]`) as one READ COMMITTED transaction (see the module doc): one decision per attempt, in the same order. BEGIN,
 /// the call and COMMIT are one pipeline (one round trip); when an attempt of the batch has
 /// answers or a verified address, [`RECORD_BATCH_ANSWERS`] joins the pipeline before
 /// COMMIT, and stores only what the entries this transaction created were admitted with,
 /// so a replay or a known address in the same batch never stores answers. A failure rolls
 /// the whole batch back and is returned: a deadlock, or a counter guard that missed, is
 /// `DbError::Retry`; another writer's unique key is `DbError::Unique`.
-pub async fn admit_batch(client: &Client, target: Target, attempts: &[Attempt]) -> Result<Vec<Decided>> {
+pub async fn admit_batch(
+    client: &Client,
+    workspace_id: Uuid,
+    programs: &[Uuid],
+    attempts: &[Attempt],
+) -> Result<Vec<Decided>> {
+    debug_assert_eq!(programs.len(), attempts.len());
     let stmt = client.prepare_cached(ADMIT).await?;
     let keys: Vec<Uuid> = attempts.iter().map(|a| a.request_key).collect();
     let emails: Vec<&str> = attempts.iter().map(|a| a.email.as_str()).collect();
@@ -176,8 +183,8 @@ pub async fn admit_batch(client: &Client, target: Target, attempts: &[Attempt]) 
     let signatures: Vec<Option<&[u8]>> = attempts.iter().map(|a| a.pow.as_ref().map(|(s, _)| s.as_slice())).collect();
     let expiries: Vec<Option<DateTime<Utc>>> = attempts.iter().map(|a| a.pow.as_ref().and_then(|(_, e)| *e)).collect();
     let params: [&(dyn ToSql + Sync); 12] = [
-        &target.workspace_id,
-        &target.program_id,
+        &workspace_id,
+        &programs,
         &keys,
         &emails,
         &versions,
@@ -207,7 +214,7 @@ pub async fn admit_batch(client: &Client, target: Target, attempts: &[Attempt]) 
     let record = client.prepare_cached(RECORD_BATCH_ANSWERS).await?;
     let answers: Vec<&serde_json::Value> = attempts.iter().map(|a| &a.answers).collect();
     let verified: Vec<bool> = attempts.iter().map(|a| a.verified).collect();
-    let record_params: [&(dyn ToSql + Sync); 4] = [&target.program_id, &keys, &answers, &verified];
+    let record_params: [&(dyn ToSql + Sync); 4] = [&programs, &keys, &answers, &verified];
     let (begin, rows, recorded, commit) = futures_util::join!(
         client.batch_execute("BEGIN ISOLATION LEVEL READ COMMITTED"),
         client.query(&stmt, &params),

@@ -9,9 +9,9 @@
 //! whether an email is on a list.
 //!
 //! Where it runs: the decisions are taken inside PostgreSQL, by the `admit_signups`
-//! function of migration V100, in exactly this order, in one round trip under the locks
-//! (`db::signups::admit_batch`), for every signup of the program that arrived at this
-//! instance while the previous batch committed (`crate::group`: a lone signup goes at
+//! function of migrations V100 and V140, in exactly this order, in one round trip under
+//! the locks (`db::signups::admit_batch`), for every signup on the programs of the
+//! workspace that arrived at this instance while the previous batch committed (`crate::group`: a lone signup goes at
 //! once, alone); each request gets its own decision, as if the batch's requests had come
 //! one after another in arrival order. The server compares a replayed key's binding in
 //! constant time and turns the outcome into the answer. The `signup` events are chained
@@ -239,7 +239,7 @@ async fn admit(
         answers,
         verified: signup.verified,
     };
-    // The admission is one statement (V100's `admit_signups`) in one round trip, for the
+    // The admission is one statement (V140's `admit_signups`) in one round trip, for the
     // whole batch; the batch retries a conflict itself.
     match admitter.admit(target, attempt).await? {
         Decided::NotFound => Err(AdmitError::NotFound),

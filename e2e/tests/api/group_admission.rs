@@ -1,5 +1,5 @@
-//! Group admission (issue 28): signups for one program that arrive while a batch commits
-//! are admitted together, in one transaction, each with its own answer — decided in
+//! Group admission (issue 28): signups for the programs of one workspace that arrive
+//! while a batch commits are admitted together, in one transaction, each with its own answer — decided in
 //! arrival order exactly as if they had come one after another.
 //!
 //! How a batch is made to form, deterministically: a [`LockHolder`] holds the program
@@ -283,7 +283,7 @@ async fn the_admission_plans_are_index_bound_even_on_a_never_analyzed_database()
          SET auto_explain.log_nested_statements = on;
          SET client_min_messages = log;
          BEGIN;
-         SELECT count(*) FROM admit_signups('{ws}', '{program}',
+         SELECT count(*) FROM admit_signups('{ws}', ARRAY['{program}', '{program}']::uuid[],
            ARRAY['{}'::uuid, gen_random_uuid()], ARRAY['a@example.com', 'b.x@gmail.com'], ARRAY[1, 1],
            ARRAY[true, true], ARRAY[sha256('a'), sha256('b')], ARRAY[NULL, NULL]::text[], ARRAY[false, false],
            ARRAY['b@gmail.com', 'b@gmail.com'], ARRAY[sha256('p'), NULL], ARRAY[NULL, NULL]::timestamptz[]);
@@ -310,6 +310,8 @@ async fn the_admission_plans_are_index_bound_even_on_a_never_analyzed_database()
         "Filter: (mailbox_key",
         "Filter: (signature",
         "Backward using audit_events_pkey",
+        "Seq Scan on programs",
+        "Seq Scan on intake_hours",
     ] {
         assert!(!plans.contains(refused), "a plan has `{refused}`:\n{plans}");
     }
@@ -321,4 +323,171 @@ async fn the_admission_plans_are_index_bound_even_on_a_never_analyzed_database()
         )
         .await;
     assert_eq!(analyzed, 0, "the plans were made without statistics");
+}
+
+/// Entries per writing transaction across `programs`, in commit order, as (program
+/// index, count) per transaction: which programs each batch wrote.
+async fn batches_across(app: &TestApp, programs: &[Uuid]) -> Vec<Vec<(usize, i64)>> {
+    let rows = app
+        .rows(
+            "SELECT xmin::text::bigint AS tx, program_id, count(*) FROM entries WHERE program_id = ANY ($1) \
+             GROUP BY 1, 2 ORDER BY min(min(created_at)) OVER (PARTITION BY xmin::text::bigint), 1, program_id",
+            &[&programs],
+        )
+        .await;
+    let mut out: Vec<(i64, Vec<(usize, i64)>)> = Vec::new();
+    for r in rows {
+        let (tx, program, n): (i64, Uuid, i64) = (r.get(0), r.get(1), r.get(2));
+        let at = programs.iter().position(|p| *p == program).expect("one of the programs");
+        match out.last_mut() {
+            Some((t, parts)) if *t == tx => parts.push((at, n)),
+            _ => out.push((tx, vec![(at, n)])),
+        }
+    }
+    out.into_iter()
+        .map(|(_, mut parts)| {
+            parts.sort();
+            parts
+        })
+        .collect()
+}
+
+/// V140: a batch holds the signups for any program of one workspace. Behind a leader
+/// waiting on program `a`, signups for `a` (queue cap 2) and `b` gather in the
+/// workspace's lane and are admitted as one transaction, each program with its own cap,
+/// counters and chain; a signup for another workspace's program does not wait for them.
+#[tokio::test]
+async fn a_batch_spans_the_programs_of_a_workspace_each_with_its_own_caps_and_chain() {
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let a = owner.program_with(ws, "span-a", Caps { queue: 2, ..Caps::default() }).await;
+    let b = owner.open_program(ws, "span-b").await;
+    let (other, other_ws) = app.owner("other@example.com").await;
+    let elsewhere = other.open_program(other_ws, "elsewhere").await;
+    let rest = vec![
+        signup(&app, "span-b", Uuid::new_v4(), "b1@example.com"),
+        signup(&app, "span-a", Uuid::new_v4(), "a1@example.com"),
+        // The same address in the other program: a new entry there, not a duplicate.
+        signup(&app, "span-b", Uuid::new_v4(), "a1@example.com"),
+        // `a` is full after a1 (the leader holds its first place).
+        signup(&app, "span-a", Uuid::new_v4(), "a2@example.com"),
+        signup(&app, "span-b", Uuid::new_v4(), "b3@example.com"),
+    ];
+    let hold = LockHolder::lock(&app.db_url, "programs", a).await;
+    let leader = tokio::spawn(signup(&app, "span-a", Uuid::new_v4(), "leader@example.com"));
+    hold.wait_for_waiters(1).await;
+    let mut handles = vec![leader];
+    for request in rest {
+        let before = hits(&app).await;
+        handles.push(send_in_turn(&app, request, before).await);
+    }
+    // Another workspace's lane is its own: admitted while `a` is still held.
+    app.try_signup_as("elsewhere", Uuid::new_v4(), "e@example.com", 1, true).await.assert(202);
+    hold.release().await;
+    let mut replies = Vec::new();
+    for h in handles {
+        replies.push(h.await.expect("request task"));
+    }
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status.as_u16()).collect();
+    assert_eq!(statuses, [202, 202, 202, 202, 429, 202], "{:?}", replies.iter().map(|r| &r.text).collect::<Vec<_>>());
+    assert_eq!(
+        batches_across(&app, &[a, b]).await,
+        [vec![(0, 1)], vec![(0, 1), (1, 3)]],
+        "the leader alone, then a1 and b's three in one transaction"
+    );
+    let queue_b: Vec<String> =
+        app.column("SELECT email_key FROM entries WHERE program_id = $1 ORDER BY created_at, id", &[&b]).await;
+    assert_eq!(queue_b, ["b1@example.com", "a1@example.com", "b3@example.com"], "b's queue in arrival order");
+    for (program, n) in [(a, 2_i64), (b, 3), (elsewhere, 1)] {
+        let r = app
+            .row(
+                "SELECT (SELECT queue_count FROM programs WHERE id = $1)::bigint, \
+                        (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
+                        (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
+                        (SELECT array_agg(chain_seq ORDER BY chain_seq) FROM audit_events WHERE program_id = $1)",
+                &[&program],
+            )
+            .await;
+        let seqs: Vec<i64> = r.get(3);
+        let counts: (i64, i64, i64) = (r.get(0), r.get(1), r.get(2));
+        assert_eq!(counts, (n, n, n), "queue counter, hour bucket, receipts of each program");
+        let events: i64 = app
+            .scalar("SELECT count(*) FROM audit_events WHERE program_id = $1 AND event_type = 'signup'", &[&program])
+            .await;
+        assert_eq!(events, n, "a signup event per entry");
+        assert_eq!(
+            seqs.len(),
+            seqs.last().copied().unwrap_or(0) as usize,
+            "each program's chain is unbroken: {seqs:?}"
+        );
+    }
+    assert_chains_verify(&app);
+}
+
+/// V140 across two instances: each instance's lane gathers signups for programs `p` and
+/// `q` of one workspace in opposite arrival orders (`q` first on one, `p` first on the
+/// other) while both rows are held; released, the two batches lock `p` and `q` in the
+/// programs' id order, so they take turns without a deadlock, and each program's cap holds.
+#[tokio::test]
+async fn batches_spanning_programs_on_two_instances_lock_in_one_order_without_deadlock() {
+    const CAP: i32 = 5;
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let p = owner.program_with(ws, "turn-p", Caps { queue: CAP, ..Caps::default() }).await;
+    let q = owner.program_with(ws, "turn-q", Caps { queue: CAP, ..Caps::default() }).await;
+    let deadlocks = || async {
+        app.scalar::<i64>("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()", &[]).await
+    };
+    let deadlocks_before = deadlocks().await;
+    let one = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
+    let two = ApiProcess::start(&app.db_url, &app.clerk, &[]).await;
+    let instance = [app.at(&one.base), app.at(&two.base)];
+    let hold_p = LockHolder::lock(&app.db_url, "programs", p).await;
+    let hold_q = LockHolder::lock(&app.db_url, "programs", q).await;
+    // A leader per instance waits on a held row (one on each), so each lane gathers.
+    let mut handles = vec![
+        tokio::spawn(signup(&instance[0], "turn-p", Uuid::new_v4(), "lead0@example.com")),
+        tokio::spawn(signup(&instance[1], "turn-q", Uuid::new_v4(), "lead1@example.com")),
+    ];
+    hold_p.wait_for_waiters(2).await;
+    let before = hits(&app).await;
+    for n in 0..4 {
+        for (i, at) in instance.iter().enumerate() {
+            // Instance one: q, p, q, p …; instance two: p, q, p, q …
+            let slug = if (n + i) % 2 == 0 { "turn-q" } else { "turn-p" };
+            handles.push(tokio::spawn(signup(at, slug, Uuid::new_v4(), &format!("m{i}-{n}@example.com"))));
+        }
+    }
+    let all = before + 8;
+    crate::support::eventually("every request counted its hit", Duration::from_secs(10), || async {
+        (hits(&app).await >= all).then_some(())
+    })
+    .await;
+    hold_q.release().await;
+    hold_p.release().await;
+    let mut statuses = Vec::new();
+    for h in handles {
+        statuses.push(h.await.expect("request task").status.as_u16());
+    }
+    // Ten signups, five per program: all within the caps, all admitted, none a 503.
+    assert_eq!(statuses, [202; 10], "{statuses:?}");
+    for program in [p, q] {
+        let r = app
+            .row(
+                "SELECT (SELECT queue_count FROM programs WHERE id = $1)::bigint, \
+                        (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
+                        (SELECT count(*) FROM entries WHERE program_id = $1)",
+                &[&program],
+            )
+            .await;
+        let counts: (i64, i64, i64) = (r.get(0), r.get(1), r.get(2));
+        assert_eq!(counts, (i64::from(CAP), i64::from(CAP), i64::from(CAP)));
+    }
+    let spans = batches_across(&app, &[p, q]).await;
+    assert!(spans.iter().any(|parts| parts.len() == 2), "a transaction wrote both programs: {spans:?}");
+    assert_eq!(deadlocks().await, deadlocks_before, "no deadlock between the instances' batches");
+    // One more past the cap of each, on either instance: refused alike.
+    instance[0].try_signup_as("turn-p", Uuid::new_v4(), "late-p@example.com", 1, true).await.assert(429);
+    instance[1].try_signup_as("turn-q", Uuid::new_v4(), "late-q@example.com", 1, true).await.assert(429);
+    assert_chains_verify(&app);
 }
