@@ -30,6 +30,7 @@ pub mod domain;
 pub mod drand;
 pub mod draw;
 pub mod group;
+pub mod hits;
 pub mod http;
 pub mod identity;
 pub mod metrics;

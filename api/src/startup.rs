@@ -44,6 +44,7 @@ impl Application {
         }
         let state = web::Data::new(AppState {
             admitter: crate::group::Admitter::new(pool.clone()),
+            hits: crate::hits::Hits::new(pool.clone()),
             settings,
             pool,
             identity,

@@ -9,8 +9,10 @@ use deadpool_postgres::Pool;
 pub struct AppState {
     pub settings: Settings,
     pub pool: Pool,
-    /// Public signups, admitted in per-program batches on `pool` ([`crate::group`]).
+    /// Public signups, admitted in per-workspace batches on `pool` ([`crate::group`]).
     pub admitter: crate::group::Admitter,
+    /// Rate-limit hits of one counter, counted together on `pool` ([`crate::hits`]).
+    pub hits: crate::hits::Hits,
     pub identity: Identity,
     /// Seals and opens webhook and admission-hook secrets (`SECRETS_KEYS`).
     pub keyring: crate::secrets::Keyring,

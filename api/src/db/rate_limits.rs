@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scope {
     SignupAddr,
     ChallengeAddr,
@@ -152,6 +152,52 @@ pub async fn count_first(
         (None, Some(window_start)) => Ok(Ok(Counted { window_start, usage })),
         (retry_after, _) => Ok(Err(Refused { retry_after: retry_after.unwrap_or(1), usage })),
     }
+}
+
+/// Counts `n` attempts of one subject at once — one upsert, `hits + n` — for attempts
+/// that arrived together (`crate::hits`). Answers, for each of them in order, what
+/// [`count_first`] would have answered had they been counted one after another: the
+/// k-th (from 0) stands at `hits − n + 1 + k`. Exact across instances, as the upsert is
+/// atomic: each batch's `n` counts land in one serial order of the counter's writers.
+pub async fn count_together(
+    client: &Client,
+    scope: Scope,
+    subject: &[u8],
+    limits: &[u32],
+    window_secs: i32,
+) -> Result<Vec<std::result::Result<Counted, Refused>>> {
+    let n = i32::try_from(limits.len()).unwrap_or(i32::MAX);
+    let stmt = client
+        .prepare_cached(&format!(
+            "INSERT INTO rate_limit_counters (scope, subject, window_start, hits) VALUES ($1, $2, {WINDOW}, $4) \
+             ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_limit_counters.hits + $4 \
+             RETURNING hits, window_start, \
+               greatest(1, ceil(extract(epoch FROM window_start - clock_timestamp()) + $3::float8))::int4"
+        ))
+        .await?;
+    let params: [&(dyn ToSql + Sync); 4] = [&scope.as_str(), &subject, &f64::from(window_secs), &n];
+    let row = committed_asynchronously(client, client.query_one(&stmt, &params)).await?;
+    let total = i64::from(row.get::<_, i32>(0));
+    let window_start: DateTime<Utc> = row.get(1);
+    let reset_secs = u32::try_from(row.get::<_, i32>(2)).unwrap_or(1);
+    Ok(limits
+        .iter()
+        .enumerate()
+        .map(|(k, limit)| {
+            let hits = u32::try_from(total - i64::from(n) + 1 + k as i64).unwrap_or(u32::MAX);
+            let usage = vec![Usage {
+                policy: scope.policy(),
+                quota: *limit,
+                window_secs: u32::try_from(window_secs).unwrap_or(0),
+                remaining: limit.saturating_sub(hits),
+                reset_secs,
+            }];
+            match hits > *limit {
+                true => Err(Refused { retry_after: reset_secs, usage }),
+                false => Ok(Counted { window_start, usage }),
+            }
+        })
+        .collect())
 }
 
 /// Takes back one attempt counted by [`count_first`] in its window (an attempt that

@@ -43,5 +43,6 @@ pub(crate) fn signup_gate<'a>(
         per_minute: state.settings.signup_rate_per_minute,
         client: crate::http::client_addr::client_addr(req, &state.settings.trusted_proxies),
         meter,
+        hits: &state.hits,
     }
 }

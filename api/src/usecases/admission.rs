@@ -167,6 +167,9 @@ pub struct Gate<'k> {
     pub client: Option<IpAddr>,
     /// Where the address's counter stands after this attempt (a new key's only).
     pub meter: &'k super::metering::Meter,
+    /// Where a new key's hit is counted, with the others on the same counter
+    /// ([`crate::hits`]).
+    pub hits: &'k crate::hits::Hits,
 }
 
 /// Admits one signup to the program `slug` through `gate` (see the module policy), in
@@ -190,7 +193,7 @@ async fn admit(
     slug: &str,
     signup: &NewSignup,
 ) -> Result<Admission, AdmitError> {
-    let (resolved, answers, spend) = {
+    let (resolved, answers, spend, subject) = {
         let conn = pool.get().await.map_err(DbError::from)?;
         let resolved = signups::resolve(&conn, slug, signup.request_key, signup.notice_version)
             .await?
@@ -209,18 +212,20 @@ async fn admit(
             let usage =
                 rate_limits::standing(&conn, Scope::SignupAddr, &subject, RATE_WINDOW_SECS, gate.per_minute).await?;
             gate.meter.record(&[usage]);
-        } else {
-            let counters = [(Scope::SignupAddr, subject.as_slice(), gate.per_minute)];
-            match rate_limits::count_first(&conn, &counters, RATE_WINDOW_SECS).await? {
-                Ok(counted) => gate.meter.record(&counted.usage),
-                Err(refused) => {
-                    gate.meter.record(&refused.usage);
-                    return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
-                }
+        }
+        (resolved, answers, spend, (!committed).then_some(subject))
+    };
+    // A new key's hit, counted with the others on the address's counter (the connection
+    // above is back in the pool: the batch takes one of its own).
+    if let Some(subject) = subject {
+        match gate.hits.count(Scope::SignupAddr, subject, gate.per_minute, RATE_WINDOW_SECS).await? {
+            Ok(counted) => gate.meter.record(&counted.usage),
+            Err(refused) => {
+                gate.meter.record(&refused.usage);
+                return Err(AdmitError::RateLimited { retry_after: refused.retry_after });
             }
         }
-        (resolved, answers, spend)
-    };
+    }
     let target = resolved.target;
     let binding = signup.binding(gate.key, target.program_id, &answers);
     let answers = serde_json::to_value(&answers).expect("answers serialize");

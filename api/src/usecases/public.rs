@@ -48,6 +48,8 @@ pub struct Asker<'k> {
     pub signup_per_minute: u32,
     pub client: Option<IpAddr>,
     pub meter: &'k Meter,
+    /// Where the challenge counter's hits are counted ([`crate::hits`]).
+    pub hits: &'k crate::hits::Hits,
 }
 
 pub use crate::db::programs::PublicRow;
@@ -64,14 +66,13 @@ pub async fn program(pool: &Pool, slug: &Slug) -> Result<PublicRow, ReadError> {
 pub async fn challenge(pool: &Pool, asker: Asker<'_>, slug: &Slug, now: i64) -> Result<Challenge, ChallengeError> {
     let found = program(pool, slug).await?;
     let challenge = pow::challenge(asker.key, slug.as_str(), found.pow_level, now).ok_or(ChallengeError::NotFound)?;
-    let client = pool.get().await.map_err(DbError::from)?;
     let subject = rate_limits::subject(
         asker.key,
         Scope::ChallengeAddr,
         &asker.client.map(|ip| ip.to_string()).unwrap_or_default(),
     );
     let quota = asker.signup_per_minute.saturating_mul(CHALLENGE_FACTOR);
-    match rate_limits::count_first(&client, &[(Scope::ChallengeAddr, &subject, quota)], CHALLENGE_WINDOW_SECS).await? {
+    match asker.hits.count(Scope::ChallengeAddr, subject, quota, CHALLENGE_WINDOW_SECS).await? {
         Ok(counted) => asker.meter.record(&counted.usage),
         Err(refused) => {
             asker.meter.record(&refused.usage);

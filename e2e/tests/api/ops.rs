@@ -236,6 +236,60 @@ async fn two_instances_share_caps_and_rate_limits() {
     assert_eq!(statuses, [202, 202, 202, 429]);
 }
 
+/// Hits of one address's counter that arrive together are counted together (`api/src/
+/// hits.rs`: one upsert of `hits + n` per batch): a burst from one address on two
+/// instances, piled up behind the counter row while a test session holds it, is counted
+/// exactly — every attempt once, the rate's last places to the first in line, every
+/// other attempt refused alike with its `Retry-After`, and nothing written for them.
+#[tokio::test]
+async fn a_burst_from_one_address_on_two_instances_is_counted_exactly_when_counted_together() {
+    const RATE: usize = 5;
+    const BURST: usize = 16;
+    let app = TestApp::spawn().await;
+    let (owner, ws) = app.owner("owner@example.com").await;
+    let program = owner.program_with(ws, "burst", crate::support::Caps::default()).await;
+    crate::support::clear_of_period_end(60, 15).await;
+    let rate = RATE.to_string();
+    let (_processes, instance) = two_instances(&app, &[("SIGNUP_RATE_PER_MINUTE", rate.as_str())]).await;
+    // The first signup makes the address's counter row; then a session holds it.
+    instance[0].try_signup("burst", "first@example.com").await.assert(202);
+    let hold = LockHolder::holding(
+        &app.db_url,
+        "SELECT 1 FROM rate_limit_counters WHERE scope = 'signup_addr' FOR UPDATE",
+        &[],
+    )
+    .await;
+    let mut handles = Vec::new();
+    for i in 0..BURST {
+        let at = instance[i % 2].clone();
+        handles.push(tokio::spawn(async move { at.try_signup("burst", &format!("b{i}@example.com")).await }));
+    }
+    // Each instance's first hit waits on the row; the rest gather behind it.
+    hold.wait_for_waiters(2).await;
+    hold.release().await;
+    let mut replies = Vec::new();
+    for h in handles {
+        replies.push(h.await.expect("request task"));
+    }
+    let admitted = replies.iter().filter(|r| r.status.as_u16() == 202).count();
+    let refused: Vec<_> = replies.iter().filter(|r| r.status.as_u16() == 429).collect();
+    assert_eq!(
+        (admitted, refused.len()),
+        (RATE - 1, BURST + 1 - RATE),
+        "{:?}",
+        replies.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+    for r in &refused {
+        r.expect_error(429, "too_many_requests");
+        crate::support::assert_retry_after_is_the_windows_end(r, 60);
+    }
+    let hits: i64 =
+        app.scalar("SELECT sum(hits)::bigint FROM rate_limit_counters WHERE scope = 'signup_addr'", &[]).await;
+    assert_eq!(hits, (BURST + 1) as i64, "every attempt counted once");
+    let entries: i64 = app.scalar("SELECT count(*) FROM entries WHERE program_id = $1", &[&program]).await;
+    assert_eq!(entries, RATE as i64, "the refused wrote nothing");
+}
+
 #[tokio::test]
 async fn two_instances_race_for_the_last_seat_and_the_first_in_line_wins_in_both_orders() {
     let app = TestApp::spawn().await;

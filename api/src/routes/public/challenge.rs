@@ -28,6 +28,7 @@ async fn challenge(state: web::Data<AppState>, req: HttpRequest, slug: web::Path
         signup_per_minute: state.settings.signup_rate_per_minute,
         client: client_addr(&req, &state.settings.trusted_proxies),
         meter: &meter,
+        hits: &state.hits,
     };
     let challenge = public::challenge(&state.pool, asker, &slug, now).await?;
     Ok(HttpResponse::Ok().json(challenge))

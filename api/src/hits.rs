@@ -1,0 +1,126 @@
+//! Rate-limit hits counted together (issue 28). Every new signup counts one hit on its
+//! address's counter before its admission (`usecases::admission`), and every challenge one
+//! on its address's challenge counter (`usecases::public`): under a launch spike from
+//! behind one address (a campus, a carrier's NAT — and the bench, all from 127.0.0.1)
+//! each request was its own upsert of the same row, a transaction each, queued on that
+//! row's lock. Here the hits of one counter that arrive while its previous upsert runs
+//! gather and go as one upsert of `hits + n` ([`crate::db::rate_limits::count_together`]),
+//! each attempt answered where it stands in arrival order — the same counts, refusals and
+//! `RateLimit` fields as one upsert each.
+//!
+//! Batches form as the admission's do (`crate::group`): a hit that finds its counter idle
+//! goes at once, alone (no timer); the ones that arrive meanwhile go next, together. Each
+//! batch runs on the server's main runtime with a pool connection of its own, so a
+//! request must not hold a connection while it waits here (with every connection held by
+//! a waiting request, no batch could run). A failed upsert answers each of its attempts
+//! `DbError::Unavailable` (503), as the one upsert each did; counters are soft state
+//! (`crate::db::rate_limits`), so a batch is never retried.
+
+use crate::db::rate_limits::{self, Counted, Refused, Scope};
+use crate::db::DbError;
+use deadpool_postgres::Pool;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+
+/// The most hits one upsert counts; later arrivals wait for the next.
+const MAX_BATCH: usize = 512;
+
+type Answer = Result<Result<Counted, Refused>, DbError>;
+type Waiting = Vec<(u32, oneshot::Sender<Answer>)>;
+/// A counter: its scope, subject and window length.
+type Key = (Scope, Vec<u8>, i32);
+
+/// The counters of this instance with an upsert running, and what waits behind each.
+#[derive(Clone)]
+pub struct Hits {
+    pool: Pool,
+    lanes: Arc<Mutex<HashMap<Key, Waiting>>>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Hits {
+    /// Made on the server's main runtime (`startup`), where each batch will run.
+    pub fn new(pool: Pool) -> Self {
+        Self { pool, lanes: Arc::default(), runtime: tokio::runtime::Handle::current() }
+    }
+
+    /// Counts one attempt on the counter `(scope, subject)` of `window_secs`-second
+    /// windows against `limit`, with whatever else arrives for that counter meanwhile.
+    pub async fn count(&self, scope: Scope, subject: Vec<u8>, limit: u32, window_secs: i32) -> Answer {
+        let (reply, answer) = oneshot::channel();
+        let key = (scope, subject, window_secs);
+        let starts = {
+            let mut lanes = self.lanes.lock().expect("hit lanes");
+            match lanes.get_mut(&key) {
+                Some(waiting) => {
+                    waiting.push((limit, reply));
+                    None
+                }
+                None => {
+                    lanes.insert(key.clone(), Vec::new());
+                    Some(vec![(limit, reply)])
+                }
+            }
+        };
+        if let Some(batch) = starts {
+            self.runtime.spawn(self.clone().run(key, batch));
+        }
+        answer.await.unwrap_or_else(|_| Err(DbError::Unavailable("the rate-limit batch stopped".into())))
+    }
+
+    /// Counts batches for the counter until nothing waits, then closes its lane.
+    async fn run(self, key: Key, mut batch: Waiting) {
+        // Should this task end early (a panic), the lane closes and its waiters hear 503.
+        let mut lane = LaneGuard { lanes: self.lanes.clone(), key: Some(key.clone()) };
+        loop {
+            self.flush(&key, batch).await;
+            let mut lanes = self.lanes.lock().expect("hit lanes");
+            let Some(waiting) = lanes.get_mut(&key) else { break };
+            if waiting.is_empty() {
+                lanes.remove(&key);
+                lane.key = None;
+                break;
+            }
+            let rest = waiting.split_off(waiting.len().min(MAX_BATCH));
+            batch = std::mem::replace(waiting, rest);
+        }
+    }
+
+    async fn flush(&self, (scope, subject, window_secs): &Key, batch: Waiting) {
+        let (limits, replies): (Vec<u32>, Vec<_>) = batch.into_iter().unzip();
+        let counted = async {
+            let client = self.pool.get().await?;
+            rate_limits::count_together(&client, *scope, subject, &limits, *window_secs).await
+        }
+        .await;
+        match counted {
+            Ok(answers) => {
+                for (reply, answer) in replies.into_iter().zip(answers) {
+                    let _ = reply.send(Ok(answer));
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, size = replies.len(), "rate-limit batch failed; each of its requests is answered 503");
+                for reply in replies {
+                    let _ = reply.send(Err(DbError::Unavailable("the rate-limit batch failed".into())));
+                }
+            }
+        }
+    }
+}
+
+struct LaneGuard {
+    lanes: Arc<Mutex<HashMap<Key, Waiting>>>,
+    key: Option<Key>,
+}
+
+impl Drop for LaneGuard {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            if let Ok(mut lanes) = self.lanes.lock() {
+                lanes.remove(&key);
+            }
+        }
+    }
+}
