@@ -1,7 +1,8 @@
 //! Fixed-window attempt counters in PostgreSQL, so every API instance shares them.
 //! Subjects are HMACs of the client address or account id, never the raw value.
-//! Each call is its own short transaction on the request's connection, outside any
-//! admission transaction.
+//! Each call is its own short transaction on the connection it is given (the request's,
+//! or for [`count_together`] the batch's of `crate::hits`), outside any admission
+//! transaction.
 //!
 //! Counters are soft state: a crash that forgets the last few increments only gives a
 //! client a few more attempts in a window that is about to end anyway. So an increment,
