@@ -43,9 +43,8 @@
 
 use crate::db::signups::{self, Attempt, Decided, Target};
 use crate::db::{self, DbError};
+use crate::lanes::Lanes;
 use deadpool_postgres::Pool;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
@@ -54,69 +53,36 @@ pub const MAX_BATCH: usize = 256;
 
 type Reply = oneshot::Sender<Result<Decided, DbError>>;
 
+/// An attempt waiting in its workspace's lane, with its program and where to answer.
+type Pending = (Uuid, Attempt, Reply);
+
 /// The per-workspace lanes of this instance.
 #[derive(Clone)]
 pub struct Admitter {
     pool: Pool,
     /// By workspace id.
-    lanes: Arc<Mutex<HashMap<Uuid, Lane>>>,
+    lanes: Lanes<Uuid, Pending>,
     runtime: tokio::runtime::Handle,
 }
-
-/// A workspace with a batch committing (a lane exists only then) and what gathers behind
-/// it: each attempt with its program.
-#[derive(Default)]
-struct Lane {
-    waiting: Vec<Pending>,
-}
-
-type Pending = (Uuid, Attempt, Reply);
 
 impl Admitter {
     /// Made on the server's main runtime (`startup`), where each lane will run.
     pub fn new(pool: Pool) -> Self {
-        Self { pool, lanes: Arc::default(), runtime: tokio::runtime::Handle::current() }
+        Self { pool, lanes: Lanes::new(MAX_BATCH), runtime: tokio::runtime::Handle::current() }
     }
 
     /// Admits `attempt` into `target`'s program with whatever else arrives for the
     /// programs of its workspace meanwhile; answers this attempt's own decision.
     pub async fn admit(&self, target: Target, attempt: Attempt) -> Result<Decided, DbError> {
         let (reply, answer) = oneshot::channel();
-        let starts = {
-            let mut lanes = self.lanes.lock().expect("admission lanes");
-            match lanes.get_mut(&target.workspace_id) {
-                Some(lane) => {
-                    lane.waiting.push((target.program_id, attempt, reply));
-                    None
-                }
-                None => {
-                    lanes.insert(target.workspace_id, Lane::default());
-                    Some(vec![(target.program_id, attempt, reply)])
-                }
-            }
-        };
-        if let Some(batch) = starts {
-            self.runtime.spawn(self.clone().run(target.workspace_id, batch));
+        let workspace_id = target.workspace_id;
+        if let Some(batch) = self.lanes.join(&workspace_id, (target.program_id, attempt, reply)) {
+            let this = self.clone();
+            self.runtime.spawn(async move {
+                this.lanes.drive(workspace_id, batch, |batch| this.commit(workspace_id, batch)).await;
+            });
         }
         answer.await.unwrap_or_else(|_| Err(DbError::Unavailable("the admission batch stopped".into())))
-    }
-
-    /// Commits batches for the workspace until its lane is empty, then closes the lane.
-    async fn run(self, workspace_id: Uuid, mut batch: Vec<Pending>) {
-        // Should this task end early (a panic), the lane closes and its waiters hear 503.
-        let mut lane = LaneGuard { lanes: self.lanes.clone(), workspace_id, armed: true };
-        loop {
-            self.commit(workspace_id, batch).await;
-            let mut lanes = self.lanes.lock().expect("admission lanes");
-            let Some(waiting) = lanes.get_mut(&workspace_id).map(|l| &mut l.waiting) else { break };
-            if waiting.is_empty() {
-                lanes.remove(&workspace_id);
-                lane.armed = false;
-                break;
-            }
-            let rest = waiting.split_off(waiting.len().min(MAX_BATCH));
-            batch = std::mem::replace(waiting, rest);
-        }
     }
 
     async fn commit(&self, workspace_id: Uuid, batch: Vec<Pending>) {
@@ -170,22 +136,6 @@ impl Admitter {
                     return Err(DbError::Unavailable("transaction kept conflicting".into()))
                 }
                 other => return other,
-            }
-        }
-    }
-}
-
-struct LaneGuard {
-    lanes: Arc<Mutex<HashMap<Uuid, Lane>>>,
-    workspace_id: Uuid,
-    armed: bool,
-}
-
-impl Drop for LaneGuard {
-    fn drop(&mut self) {
-        if self.armed {
-            if let Ok(mut lanes) = self.lanes.lock() {
-                lanes.remove(&self.workspace_id);
             }
         }
     }

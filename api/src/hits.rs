@@ -8,8 +8,9 @@
 //! each attempt answered where it stands in arrival order — the same counts, refusals and
 //! `RateLimit` fields as one upsert each.
 //!
-//! Batches form as the admission's do (`crate::group`): a hit that finds its counter idle
-//! goes at once, alone (no timer); the ones that arrive meanwhile go next, together. Each
+//! Batches form in a lane per counter (`crate::lanes`, as the admission's do): a hit that
+//! finds its counter idle goes at once, alone (no timer); the ones that arrive meanwhile
+//! go next, together. Each
 //! batch runs on the server's main runtime with a pool connection of its own, so a
 //! request must not hold a connection while it waits here (with every connection held by
 //! a waiting request, no batch could run). A failed upsert answers each of its attempts
@@ -18,16 +19,16 @@
 
 use crate::db::rate_limits::{self, Counted, Refused, Scope};
 use crate::db::DbError;
+use crate::lanes::Lanes;
 use deadpool_postgres::Pool;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 /// The most hits one upsert counts; later arrivals wait for the next.
 const MAX_BATCH: usize = 512;
 
 type Answer = Result<Result<Counted, Refused>, DbError>;
-type Waiting = Vec<(u32, oneshot::Sender<Answer>)>;
+/// A hit waiting in its counter's lane: its limit and where to answer.
+type Pending = (u32, oneshot::Sender<Answer>);
 /// A counter: its scope, subject and window length.
 type Key = (Scope, Vec<u8>, i32);
 
@@ -35,14 +36,14 @@ type Key = (Scope, Vec<u8>, i32);
 #[derive(Clone)]
 pub struct Hits {
     pool: Pool,
-    lanes: Arc<Mutex<HashMap<Key, Waiting>>>,
+    lanes: Lanes<Key, Pending>,
     runtime: tokio::runtime::Handle,
 }
 
 impl Hits {
     /// Made on the server's main runtime (`startup`), where each batch will run.
     pub fn new(pool: Pool) -> Self {
-        Self { pool, lanes: Arc::default(), runtime: tokio::runtime::Handle::current() }
+        Self { pool, lanes: Lanes::new(MAX_BATCH), runtime: tokio::runtime::Handle::current() }
     }
 
     /// Counts one attempt on the counter `(scope, subject)` of `window_secs`-second
@@ -50,44 +51,17 @@ impl Hits {
     pub async fn count(&self, scope: Scope, subject: Vec<u8>, limit: u32, window_secs: i32) -> Answer {
         let (reply, answer) = oneshot::channel();
         let key = (scope, subject, window_secs);
-        let starts = {
-            let mut lanes = self.lanes.lock().expect("hit lanes");
-            match lanes.get_mut(&key) {
-                Some(waiting) => {
-                    waiting.push((limit, reply));
-                    None
-                }
-                None => {
-                    lanes.insert(key.clone(), Vec::new());
-                    Some(vec![(limit, reply)])
-                }
-            }
-        };
-        if let Some(batch) = starts {
-            self.runtime.spawn(self.clone().run(key, batch));
+        if let Some(batch) = self.lanes.join(&key, (limit, reply)) {
+            let this = self.clone();
+            self.runtime.spawn(async move {
+                let counter = key.clone();
+                this.lanes.drive(key, batch, |batch| this.flush(&counter, batch)).await;
+            });
         }
         answer.await.unwrap_or_else(|_| Err(DbError::Unavailable("the rate-limit batch stopped".into())))
     }
 
-    /// Counts batches for the counter until nothing waits, then closes its lane.
-    async fn run(self, key: Key, mut batch: Waiting) {
-        // Should this task end early (a panic), the lane closes and its waiters hear 503.
-        let mut lane = LaneGuard { lanes: self.lanes.clone(), key: Some(key.clone()) };
-        loop {
-            self.flush(&key, batch).await;
-            let mut lanes = self.lanes.lock().expect("hit lanes");
-            let Some(waiting) = lanes.get_mut(&key) else { break };
-            if waiting.is_empty() {
-                lanes.remove(&key);
-                lane.key = None;
-                break;
-            }
-            let rest = waiting.split_off(waiting.len().min(MAX_BATCH));
-            batch = std::mem::replace(waiting, rest);
-        }
-    }
-
-    async fn flush(&self, (scope, subject, window_secs): &Key, batch: Waiting) {
+    async fn flush(&self, (scope, subject, window_secs): &Key, batch: Vec<Pending>) {
         let (limits, replies): (Vec<u32>, Vec<_>) = batch.into_iter().unzip();
         let counted = async {
             let client = self.pool.get().await?;
@@ -105,21 +79,6 @@ impl Hits {
                 for reply in replies {
                     let _ = reply.send(Err(DbError::Unavailable("the rate-limit batch failed".into())));
                 }
-            }
-        }
-    }
-}
-
-struct LaneGuard {
-    lanes: Arc<Mutex<HashMap<Key, Waiting>>>,
-    key: Option<Key>,
-}
-
-impl Drop for LaneGuard {
-    fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            if let Ok(mut lanes) = self.lanes.lock() {
-                lanes.remove(&key);
             }
         }
     }

@@ -33,6 +33,7 @@ pub mod group;
 pub mod hits;
 pub mod http;
 pub mod identity;
+pub mod lanes;
 pub mod metrics;
 pub mod openapi;
 pub mod outbox;
