@@ -59,6 +59,20 @@ pub struct Usage {
     pub reset_secs: u32,
 }
 
+impl Usage {
+    /// Where `scope`'s counter of `window_secs`-second windows stands at `hits` against
+    /// `quota`, its window ending in `reset_secs`.
+    fn at(scope: Scope, quota: u32, window_secs: i32, hits: u32, reset_secs: u32) -> Self {
+        Usage {
+            policy: scope.policy(),
+            quota,
+            window_secs: u32::try_from(window_secs).unwrap_or(0),
+            remaining: quota.saturating_sub(hits),
+            reset_secs,
+        }
+    }
+}
+
 /// Runs `statement` in a transaction of its own that commits without waiting for the WAL
 /// flush (see the module policy), pipelined in one round trip: `BEGIN` and the setting, the
 /// statement, `COMMIT`, sent in that order (`join!` polls them in order, and a statement is
@@ -137,13 +151,7 @@ pub async fn count_first(
         let hits = u32::try_from(row.get::<_, i32>(1)).unwrap_or(u32::MAX);
         let reset_secs = u32::try_from(row.get::<_, i32>(3)).unwrap_or(1);
         let Some((scope, _, limit)) = counters.iter().find(|(s, _, _)| s.as_str() == scope) else { continue };
-        usage.push(Usage {
-            policy: scope.policy(),
-            quota: *limit,
-            window_secs: u32::try_from(window_secs).unwrap_or(0),
-            remaining: limit.saturating_sub(hits),
-            reset_secs,
-        });
+        usage.push(Usage::at(*scope, *limit, window_secs, hits, reset_secs));
         if hits > *limit {
             refused = Some(refused.map_or(reset_secs, |r: u32| r.max(reset_secs)));
         }
@@ -186,13 +194,7 @@ pub async fn count_together(
         .enumerate()
         .map(|(k, limit)| {
             let hits = u32::try_from(total - i64::from(n) + 1 + k as i64).unwrap_or(u32::MAX);
-            let usage = vec![Usage {
-                policy: scope.policy(),
-                quota: *limit,
-                window_secs: u32::try_from(window_secs).unwrap_or(0),
-                remaining: limit.saturating_sub(hits),
-                reset_secs,
-            }];
+            let usage = vec![Usage::at(scope, *limit, window_secs, hits, reset_secs)];
             match hits > *limit {
                 true => Err(Refused { retry_after: reset_secs, usage }),
                 false => Ok(Counted { window_start, usage }),
@@ -250,13 +252,7 @@ pub async fn standing(client: &Client, scope: Scope, subject: &[u8], window_secs
         .await?;
     let row = client.query_one(&stmt, &[&scope.as_str(), &subject, &f64::from(window_secs)]).await?;
     let hits = u32::try_from(row.get::<_, i32>(0)).unwrap_or(0);
-    Ok(Usage {
-        policy: scope.policy(),
-        quota: limit,
-        window_secs: u32::try_from(window_secs).unwrap_or(0),
-        remaining: limit.saturating_sub(hits),
-        reset_secs: u32::try_from(row.get::<_, i32>(1)).unwrap_or(1),
-    })
+    Ok(Usage::at(scope, limit, window_secs, hits, u32::try_from(row.get::<_, i32>(1)).unwrap_or(1)))
 }
 
 /// Drops windows older than an hour; run periodically by the server.

@@ -11,11 +11,12 @@
 //! Where it runs: the decisions are taken inside PostgreSQL, by the `admit_signups`
 //! function of migrations V100 and V140, in exactly this order, in one round trip under
 //! the locks (`db::signups::admit_batch`), for every signup on the programs of the
-//! workspace that arrived at this instance while the previous batch committed (`crate::group`: a lone signup goes at
-//! once, alone); each request gets its own decision, as if the batch's requests had come
-//! one after another in arrival order. The server compares a replayed key's binding in
-//! constant time and turns the outcome into the answer. The `signup` events are chained
-//! and enqueued as the audit chain and outbox triggers would (V100 says how).
+//! workspace that arrived at this instance while the previous batch committed
+//! (`crate::group`: a lone signup goes at once, alone); each request gets its own
+//! decision, as if the batch's requests had come one after another in arrival order. The
+//! server compares a replayed key's binding in constant time and turns the outcome into
+//! the answer. The `signup` events are chained and enqueued as the audit chain and outbox
+//! triggers would (V100 and V140 say how).
 //!
 //! Flags (`crate::screening`): the disposable-domain check and the provider's mailbox key
 //! are computed before the transaction and passed in; the entry insert stores them and
