@@ -52,6 +52,7 @@ impl Application {
             shutdown: Shutdown::new(),
         });
         spawn_pruner(&state);
+        spawn_search_merger(&state);
         spawn_draw_closer(&state);
         crate::outbox::spawn(&state);
         let metrics = match metrics_listener {
@@ -142,6 +143,30 @@ fn spawn_draw_closer(state: &web::Data<AppState>) {
             tokio::select! {
                 _ = stop.cancelled() => break,
                 _ = tokio::time::sleep(wait.max(Duration::from_millis(20))) => {}
+            }
+        }
+    });
+}
+
+/// Merges the queue search index's pending list twice a second, until shutdown (V143:
+/// otherwise a signup merges it, under its program's lock). Every instance runs one; a
+/// merge that finds another in progress waits for it, then finds little to do.
+fn spawn_search_merger(state: &web::Data<AppState>) {
+    let pool = state.pool.clone();
+    state.shutdown.spawn_worker("search index merger", move |stop| async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(500));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => break,
+                _ = tick.tick() => {}
+            }
+            let merged = match pool.get().await {
+                Ok(client) => db::entries::merge_search_index(&client).await.map(drop),
+                Err(e) => Err(e.into()),
+            };
+            if let Err(e) = merged {
+                tracing::warn!(error = %e, "merging the search index failed");
             }
         }
     });

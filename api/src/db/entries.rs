@@ -118,3 +118,11 @@ pub async fn adjust_queue_count(tx: &Transaction<'_>, program_id: Uuid, delta: i
     tx.execute(&stmt, &[&program_id, &delta]).await?;
     Ok(())
 }
+
+/// Merges the queue search index's pending list into the index (V143's
+/// `entry_search_merge`, which only `vestibule_app` may call), outside any admission, so
+/// no signup merges it under its program's lock; answers the pending pages it merged. Run
+/// twice a second by the server.
+pub async fn merge_search_index(client: &tokio_postgres::Client) -> Result<i64> {
+    Ok(client.query_one("SELECT entry_search_merge()", &[]).await?.get(0))
+}

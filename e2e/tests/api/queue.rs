@@ -350,3 +350,26 @@ async fn a_bad_code_filter_is_refused_and_a_foreign_owner_sees_nothing() {
     }
     assert_eq!(ids(&owner.entries(program, "?invitation=unsent").await), [entry]);
 }
+
+/// The search index's pending list is merged by the server (V143), not by a signup under
+/// its program's lock: with the list's limit at 4 MB, a dozen signups' trigrams can only
+/// leave it through the server's merger (autovacuum does not visit for a dozen rows), and
+/// it empties within seconds while nothing else happens; the search finds the entries
+/// before and after.
+#[tokio::test]
+async fn the_server_merges_the_search_index_off_the_admission() {
+    let app = TestApp::spawn().await;
+    let (owner, _, program) = app.queue_of("merged", 12).await;
+    let options: Vec<String> =
+        app.scalar("SELECT reloptions::text[] FROM pg_class WHERE relname = 'entries_email_trgm_idx'", &[]).await;
+    assert_eq!(options, ["gin_pending_list_limit=4096"], "no insert merges a list this small");
+    assert_eq!(owner.search(program, &search("1@example")).await.entries.len(), 2, "u1@ and u11@");
+    app.exec("CREATE EXTENSION IF NOT EXISTS pgstattuple", &[]).await;
+    crate::support::eventually("the pending list is merged", std::time::Duration::from_secs(10), || async {
+        let pending: i64 =
+            app.scalar("SELECT pending_tuples::bigint FROM pgstatginindex('entries_email_trgm_idx')", &[]).await;
+        (pending == 0).then_some(())
+    })
+    .await;
+    assert_eq!(owner.search(program, &search("1@example")).await.entries.len(), 2, "the merged index finds them too");
+}
