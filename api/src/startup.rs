@@ -156,6 +156,7 @@ fn spawn_search_merger(state: &web::Data<AppState>) {
     state.shutdown.spawn_worker("search index merger", move |stop| async move {
         let mut tick = tokio::time::interval(Duration::from_millis(500));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut failing = false;
         loop {
             tokio::select! {
                 _ = stop.cancelled() => break,
@@ -165,8 +166,18 @@ fn spawn_search_merger(state: &web::Data<AppState>) {
                 Ok(client) => db::entries::merge_search_index(&client).await.map(drop),
                 Err(e) => Err(e.into()),
             };
-            if let Err(e) = merged {
-                tracing::warn!(error = %e, "merging the search index failed");
+            // Said once when merging starts failing (a database restarting or failing over
+            // would otherwise log it twice a second) and once when it works again.
+            match (merged, failing) {
+                (Err(e), false) => {
+                    tracing::warn!(error = %e, "merging the search index failed; retrying twice a second");
+                    failing = true;
+                }
+                (Ok(()), true) => {
+                    tracing::info!("merging the search index works again");
+                    failing = false;
+                }
+                _ => {}
             }
         }
     });
