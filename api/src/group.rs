@@ -24,6 +24,8 @@
 //! program lock inside PostgreSQL while that one's commit flushes. Batches came out
 //! smaller and each signup cost more CPU (one program, 8 clients: 1,430 → 1,200 req/s),
 //! and on two cores CPU per signup, not the turn-around it saved, is what bounds the rate.
+//! Measured again on a machine whose cores had room (2026-12-05): 28–30 % slower at 8
+//! clients, a third more CPU per signup.
 //!
 //! Where a lane runs: on the server's main (multi-threaded) runtime, where the pool's
 //! connections do their I/O (`db::connect::OnRuntime`), not on the HTTP worker that took
