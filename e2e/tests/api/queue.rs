@@ -355,7 +355,8 @@ async fn a_bad_code_filter_is_refused_and_a_foreign_owner_sees_nothing() {
 /// its program's lock: with the list's limit at 4 MB, a dozen signups' trigrams can only
 /// leave it through the server's merger (autovacuum does not visit for a dozen rows), and
 /// it empties within seconds while nothing else happens; the search finds the entries
-/// before and after.
+/// before and after. The merge is the owner's (SECURITY DEFINER), callable by the server's
+/// role alone, on a pinned search path (V144).
 #[tokio::test]
 async fn the_server_merges_the_search_index_off_the_admission() {
     let app = TestApp::spawn().await;
@@ -364,6 +365,24 @@ async fn the_server_merges_the_search_index_off_the_admission() {
         app.scalar("SELECT reloptions::text[] FROM pg_class WHERE relname = 'entries_email_trgm_idx'", &[]).await;
     assert_eq!(options, ["gin_pending_list_limit=4096"], "no insert merges a list this small");
     assert_eq!(owner.search(program, &search("1@example")).await.entries.len(), 2, "u1@ and u11@");
+    // The merge runs with its owner's rights: only the server's role may call it, and its
+    // search path is pinned (a caller's temporary schema last, never first).
+    let (definer, config, app_may, public_may): (bool, Vec<String>, bool, bool) = {
+        let row = app
+            .row(
+                "SELECT prosecdef, proconfig::text[], \
+                        has_function_privilege('vestibule_app', oid, 'EXECUTE'), \
+                        has_function_privilege('public', oid, 'EXECUTE') \
+                 FROM pg_proc WHERE proname = 'entry_search_merge'",
+                &[],
+            )
+            .await;
+        (row.get(0), row.get(1), row.get(2), row.get(3))
+    };
+    assert_eq!(
+        (definer, config, app_may, public_may),
+        (true, vec!["search_path=pg_catalog, pg_temp".to_owned()], true, false)
+    );
     app.exec("CREATE EXTENSION IF NOT EXISTS pgstattuple", &[]).await;
     crate::support::eventually("the pending list is merged", std::time::Duration::from_secs(10), || async {
         let pending: i64 =
