@@ -10,12 +10,11 @@
 //!
 //! Batches form in a lane per counter (`crate::lanes`, as the admission's do): a hit that
 //! finds its counter idle goes at once, alone (no timer); the ones that arrive meanwhile
-//! go next, together. Each
-//! batch runs on the server's main runtime with a pool connection of its own, so a
-//! request must not hold a connection while it waits here (with every connection held by
-//! a waiting request, no batch could run). A failed upsert answers each of its attempts
-//! `DbError::Unavailable` (503), as the one upsert each did; counters are soft state
-//! (`crate::db::rate_limits`), so a batch is never retried.
+//! go next, together. Each batch runs on the server's main runtime with a pool connection
+//! of its own, so a request must not hold a connection while it waits here (with every
+//! connection held by a waiting request, no batch could run). A failed upsert answers each
+//! of its attempts `DbError::Unavailable` (503), as the one upsert each did; counters are
+//! soft state (`crate::db::rate_limits`), so a batch is never retried.
 
 use crate::db::rate_limits::{self, Counted, Refused, Scope};
 use crate::db::DbError;
