@@ -27,6 +27,20 @@
 //! Measured again on a machine whose cores had room (2026-12-05): 28–30 % slower at 8
 //! clients, a third more CPU per signup.
 //!
+//! Tried and measured slower (BENCHMARKS.md, 2026-12-05), both:
+//! * several lanes per workspace — its programs spread over two lanes by id, so that
+//!   batches of different programs run side by side on both cores. Batches came out half
+//!   as large and each signup cost half as much CPU again (16 programs, 8 clients: 786 →
+//!   1,168 µs of API, PostgreSQL and client), so 16 programs at 8 clients fell 1,740 →
+//!   1,350 req/s and at 64 clients 4,430 → 4,150, one program unchanged;
+//! * committing a batch without waiting for its flush (`synchronous_commit = off`), so
+//!   that the program lock passes on before the disk's flush (a sixth of the time a batch
+//!   of four held it), answering its requests only after a flush of its own. The next
+//!   batch then gathered during the batch's statements only: one program at 8 clients
+//!   1,966 → 1,533 req/s, CPU per signup 701 → 910 µs. (Its first "flush of its own", a
+//!   transaction that only took an id, flushed nothing — PostgreSQL commits a transaction
+//!   that wrote no WAL asynchronously — which the crash test in `faults.rs` caught.)
+//!
 //! Where a lane runs: on the server's main (multi-threaded) runtime, where the pool's
 //! connections do their I/O (`db::connect::OnRuntime`), not on the HTTP worker that took
 //! its first signup — there the turn from one batch's answer to the next batch's send

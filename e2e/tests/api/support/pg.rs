@@ -43,25 +43,32 @@ impl PrivateCluster {
         assert!(out.status.success(), "initdb: {}", String::from_utf8_lossy(&out.stderr));
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let cluster = PrivateCluster { dir, port, bin };
-        cluster.pg_ctl("start");
+        cluster.pg_ctl("start", "fast");
         cluster
     }
 
-    fn pg_ctl(&self, action: &str) {
+    fn pg_ctl(&self, action: &str, mode: &str) {
         let opts = format!("-p {} -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off", self.port);
         let log = self.dir.join("server.log");
         let args =
-            ["-D", self.dir.to_str().unwrap(), "-l", log.to_str().unwrap(), "-o", &opts, "-w", "-m", "fast", action];
+            ["-D", self.dir.to_str().unwrap(), "-l", log.to_str().unwrap(), "-o", &opts, "-w", "-m", mode, action];
         let out = as_postgres(&self.bin.join("pg_ctl"), &args);
         assert!(out.status.success(), "pg_ctl {action}: {}", String::from_utf8_lossy(&out.stderr));
     }
 
     pub fn stop(&self) {
-        self.pg_ctl("stop");
+        self.pg_ctl("stop", "fast");
+    }
+
+    /// Stops the server as a crash does (`-m immediate`): what is only in its shared
+    /// memory — WAL not yet written out among it — is gone; the next start recovers.
+    /// (`fsync` is off: what was written out survives, as a flushed write would.)
+    pub fn crash(&self) {
+        self.pg_ctl("stop", "immediate");
     }
 
     pub fn start_again(&self) {
-        self.pg_ctl("start");
+        self.pg_ctl("start", "fast");
     }
 
     pub fn url(&self, db: &str) -> String {
