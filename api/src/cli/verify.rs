@@ -97,8 +97,10 @@ const CHECKS: &[Check] = &[
               WHERE r.entry_id IS NOT NULL AND e.id IS NULL",
     },
     Check {
-        name: "each program's queue count equals its non-withdrawn entries",
-        sql: "SELECT count(*) FROM programs p WHERE p.queue_count <> (SELECT count(*) FROM entries e WHERE e.program_id = p.id AND e.state <> 'withdrawn')",
+        name: "each program's queue (its entry counts but withdrawn, V145) equals its non-withdrawn entries",
+        sql: "SELECT count(*) FROM programs p WHERE (SELECT coalesce(sum(c.n), 0) FROM program_entry_counts c \
+              WHERE c.program_id = p.id AND c.state <> 'withdrawn') \
+              <> (SELECT count(*) FROM entries e WHERE e.program_id = p.id AND e.state <> 'withdrawn')",
     },
     Check {
         name: "each hour bucket equals the entries admitted in that hour",

@@ -241,20 +241,13 @@ const INSERT_ANSWERS_SQL: &str =
 
 /// One use, in one round trip: the code's use count (guarded: `None` when it would pass
 /// `max_uses`, which the caller's lock already ruled out — the caller then rolls back what
-/// was pipelined after it), the entry (active, the notice accepted at `now`), the
-/// program's queue count, the grant, the entry's answers with its address recorded as
+/// was pipelined after it), the entry (active, the notice accepted at `now`; its insert
+/// moves the program's entry counts, and so its queue, V145), the grant, the entry's answers with its address recorded as
 /// verified at `now` (V130's `entry_answers`), and the `signup` and `redeemed` events.
 /// The entry's and grant's ids are chosen here so the statements after them can name
 /// them. Returns (entry, grant) ids.
 pub async fn record_use(tx: &Transaction<'_>, u: &CohortUse<'_>) -> Result<Option<(Uuid, Uuid)>> {
-    let sqls = [
-        USE_CODE_SQL,
-        INSERT_ENTRY_SQL,
-        entries::ADJUST_QUEUE_COUNT_SQL,
-        INSERT_GRANT_SQL,
-        INSERT_ANSWERS_SQL,
-        audit::RECORD_SQL,
-    ];
+    let sqls = [USE_CODE_SQL, INSERT_ENTRY_SQL, INSERT_GRANT_SQL, INSERT_ANSWERS_SQL, audit::RECORD_SQL];
     prepare_all(tx, &sqls).await?;
     // From the cache now (see `lock_for_use`).
     let use_code = tx.prepare_cached(USE_CODE_SQL).await?;
@@ -264,10 +257,9 @@ pub async fn record_use(tx: &Transaction<'_>, u: &CohortUse<'_>) -> Result<Optio
     let (entry, grant) = (Uuid::new_v4(), Uuid::new_v4());
     let signup = [("noticeVersion", Detail::Number(i64::from(u.notice_version))), ("source", Detail::Code("cohort"))];
     let used = [("cohortCodeId", Detail::Id(u.code_id)), ("grantId", Detail::Id(grant))];
-    let (used_code, inserted, adjusted, granted, answered, signed_up, redeemed) = futures_util::join!(
+    let (used_code, inserted, granted, answered, signed_up, redeemed) = futures_util::join!(
         async { tx.query_opt(&use_code, &[&u.code_id]).await },
         async { tx.execute(&insert_entry, &[&entry, &u.program_id, &u.email, &u.notice_id, &u.now]).await },
-        entries::adjust_queue_count(tx, u.program_id, 1),
         async {
             tx.execute(&insert_grant, &[&grant, &u.program_id, &entry, &u.code_id, &u.clerk_user_id, &u.now]).await
         },
@@ -280,7 +272,6 @@ pub async fn record_use(tx: &Transaction<'_>, u: &CohortUse<'_>) -> Result<Optio
         return Ok(None);
     }
     inserted?;
-    adjusted?;
     granted?;
     answered?;
     signed_up?;

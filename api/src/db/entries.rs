@@ -110,15 +110,6 @@ pub async fn set_states(tx: &Transaction<'_>, ids: &[Uuid], step: EntryMove, now
     Ok(tx.execute(&stmt, &[&ids, &step.from().as_str(), &step.to().as_str(), &now]).await?)
 }
 
-pub(crate) const ADJUST_QUEUE_COUNT_SQL: &str = "UPDATE programs SET queue_count = queue_count + $2 WHERE id = $1";
-
-/// Adds `delta` to the program's count of non-withdrawn entries (under its lock).
-pub async fn adjust_queue_count(tx: &Transaction<'_>, program_id: Uuid, delta: i32) -> Result<()> {
-    let stmt = tx.prepare_cached(ADJUST_QUEUE_COUNT_SQL).await?;
-    tx.execute(&stmt, &[&program_id, &delta]).await?;
-    Ok(())
-}
-
 /// Merges the queue search index's pending list into the index (V143's
 /// `entry_search_merge`, which only `vestibule_app` may call), outside any admission, so
 /// no signup merges it under its program's lock; answers the pending pages it merged. Run

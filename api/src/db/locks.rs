@@ -50,7 +50,6 @@ pub struct ProgramRow {
     pub revision: i64,
     pub current_notice_id: Option<Uuid>,
     pub current_notice_version: Option<i32>,
-    pub queue_count: i32,
     pub created_at: DateTime<Utc>,
     pub title: Option<String>,
     pub description: Option<String>,
@@ -60,7 +59,7 @@ pub struct ProgramRow {
 }
 
 pub const PROGRAM_COLUMNS: &str = "id, workspace_id, public_slug, purpose, signup_open, access_enabled, queue_cap, \
-     hourly_cap, seat_cap, max_invite_days, revision, current_notice_id, current_notice_version, queue_count, created_at, title, description, pow_level, embed_origins, \
+     hourly_cap, seat_cap, max_invite_days, revision, current_notice_id, current_notice_version, created_at, title, description, pow_level, embed_origins, \
      join_with";
 
 impl From<&Row> for ProgramRow {
@@ -79,13 +78,12 @@ impl From<&Row> for ProgramRow {
             revision: r.get(10),
             current_notice_id: r.get(11),
             current_notice_version: r.get(12),
-            queue_count: r.get(13),
-            created_at: r.get(14),
-            title: r.get(15),
-            description: r.get(16),
-            pow_level: r.get::<_, &str>(17).parse().expect("programs_pow_level constraint"),
-            embed_origins: r.get(18),
-            join_with: r.get::<_, &str>(19).parse().expect("programs_join_with constraint"),
+            created_at: r.get(13),
+            title: r.get(14),
+            description: r.get(15),
+            pow_level: r.get::<_, &str>(16).parse().expect("programs_pow_level constraint"),
+            embed_origins: r.get(17),
+            join_with: r.get::<_, &str>(18).parse().expect("programs_join_with constraint"),
         }
     }
 }

@@ -56,6 +56,8 @@ pub struct Summary {
     pub seats: i64,
     /// Every entry, whatever its state.
     pub entries: i64,
+    /// Every entry not withdrawn: what the queue cap limits.
+    pub queue: i64,
     pub waiting: i64,
     pub selected: i64,
     pub active: i64,
@@ -105,13 +107,14 @@ pub async fn with_summaries(
            n.id, n.version, n.purpose, n.contact_text, n.retention_text, n.published_at, \
            s.waiting, s.selected, s.active, o.not_sent, o.expiring_soon, \
            cs.public_metadata, CASE WHEN cs.organization_checked_at IS NOT NULL THEN cs.organization_id END, \
-           cs.organization_role, s.entries, n.questions \
+           cs.organization_role, s.entries, n.questions, s.queue \
          FROM programs p LEFT JOIN notices n ON n.id = p.current_notice_id AND n.program_id = p.id \
          LEFT JOIN program_clerk_sync cs ON cs.program_id = p.id \
          CROSS JOIN LATERAL (SELECT coalesce(sum(n) FILTER (WHERE state = 'waiting'), 0)::bigint AS waiting, \
               coalesce(sum(n) FILTER (WHERE state = 'selected'), 0)::bigint AS selected, \
               coalesce(sum(n) FILTER (WHERE state = 'active'), 0)::bigint AS active, \
-              coalesce(sum(n), 0)::bigint AS entries \
+              coalesce(sum(n), 0)::bigint AS entries, \
+              coalesce(sum(n) FILTER (WHERE state <> 'withdrawn'), 0)::bigint AS queue \
               FROM program_entry_counts WHERE program_id = p.id) s \
          CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE delivery_recorded_at IS NULL) AS not_sent, \
               count(*) FILTER (WHERE expires_at <= $3::timestamptz + interval '{soon} hours') AS expiring_soon \
@@ -146,6 +149,7 @@ pub async fn with_summaries(
                 not_sent: r.get(width + 12),
                 expiring_soon: r.get(width + 13),
                 entries: r.get(width + 17),
+                queue: r.get(width + 19),
                 notice,
                 has_content: r.get(width + 2),
                 clerk: r.get::<_, Option<bool>>(width + 14).map(|public_metadata| super::clerk_sync::ClerkSync {

@@ -15,8 +15,9 @@
 //! when its future is first polled, and `join!` polls in argument order), and the
 //! function takes the locks, reads fresh after them, decides and writes inside the
 //! server. So the program lock is held for the batch's own work and the commit's one
-//! flush, never for a client's turnaround. No `count(*)` under the lock: the queue is
-//! `programs.queue_count`, the hour is one `intake_hours` row.
+//! flush, never for a client's turnaround. No `count(*)` under the lock: the queue is the
+//! program's entry counts (V101's `program_entry_counts`, V145), the hour is one
+//! `intake_hours` row.
 
 use super::Result;
 use crate::domain::{EntryState, InvitationState};

@@ -57,7 +57,7 @@ pub fn program((p, summary): &ProgramView) -> api::Program {
         max_invite_days: p.max_invite_days,
         revision: p.revision,
         counts: api::ProgramCounts {
-            queue: i64::from(p.queue_count),
+            queue: summary.queue,
             hour: summary.hour,
             seats: summary.seats,
             entries: summary.entries,

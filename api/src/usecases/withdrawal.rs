@@ -50,8 +50,8 @@ where
     if !entries::set_state(tx, entry.id, step, now).await? {
         return Err(InvalidTransition.into());
     }
-    // Every state but withdrawn counts toward the queue cap.
-    entries::adjust_queue_count(tx, program_id, -1).await?;
+    // The queue (every state but withdrawn) is the entries' counts, which the state
+    // change itself moves (V101, V145).
     let mut details = vec![("from", Detail::Code(entry.state.as_str())), ("basis", Detail::Code(basis))];
     if let Some(id) = invitation {
         details.push(("invitationRevoked", Detail::Id(id)));

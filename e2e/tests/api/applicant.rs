@@ -86,8 +86,8 @@ async fn withdrawal_answers_withdrawn_frees_the_queue_place_and_repeats_the_same
     assert_eq!(again.text, r.text);
     let row = app
         .row(
-            "SELECT queue_count, (SELECT count(*) FROM audit_events WHERE event_type = 'withdrawn' \
-               AND actor_kind = 'recipient') FROM programs WHERE id = $1",
+            "SELECT (SELECT coalesce(sum(n), 0)::integer FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), (SELECT count(*) FROM audit_events \
+             WHERE event_type = 'withdrawn' AND actor_kind = 'recipient')",
             &[&program],
         )
         .await;

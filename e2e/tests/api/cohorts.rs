@@ -247,7 +247,7 @@ async fn a_use_waits_at_the_program_row_before_locking_its_code() {
         let row = app
             .row(
                 "SELECT (SELECT uses FROM cohort_codes WHERE program_id = $1), \
-                        (SELECT queue_count FROM programs WHERE id = $1), \
+                        (SELECT coalesce(sum(n), 0)::integer FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
                         (SELECT count(*) FROM entries e JOIN grants g ON g.entry_id = e.id \
                            JOIN entry_answers a ON a.entry_id = e.id \
                          WHERE e.program_id = $1 AND e.state = 'active' AND g.active), \

@@ -22,7 +22,10 @@ FROM entries e JOIN notices n ON n.id = e.notice_id WHERE e.program_id = $1"#;
 
 /// Adds `n` waiting entries to the program through SQL (its current notice, times a
 /// millisecond apart, one in seven a formula-looking email), as `loadgen`'s fill does.
+/// They are in its queue (V145: the queue is the entry counts), so its queue cap is
+/// raised by as many first, for the test's own signups to still fit.
 async fn fill(app: &TestApp, program: Uuid, n: i32) {
+    app.exec("UPDATE programs SET queue_cap = least(queue_cap + $2, 100000) WHERE id = $1", &[&program, &n]).await;
     app.exec(
         r"INSERT INTO entries (program_id, email_key, notice_id, permission_at, state, created_at, updated_at)
           SELECT p.id, (ARRAY['', '=', '+', '-', '', '', ''])[1 + g % 7] || 'fill' || g || '@example.com',

@@ -97,7 +97,7 @@ async fn a_batch_with_the_queue_cap_in_its_middle_admits_in_arrival_order_and_re
     let counts: (i32, i64, i64, i64) = {
         let r = app
             .row(
-                "SELECT (SELECT queue_count FROM programs WHERE id = $1), \
+                "SELECT (SELECT coalesce(sum(n), 0)::integer FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
                         (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
                         (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
                         (SELECT count(*) FROM audit_events WHERE program_id = $1 AND event_type = 'signup')",
@@ -251,8 +251,8 @@ async fn batches_form_on_two_instances_and_take_turns_on_the_program_lock() {
     let (queue, hour): (i32, i64) = {
         let r = app
             .row(
-                "SELECT queue_count, (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1) \
-                 FROM programs WHERE id = $1",
+                "SELECT (SELECT coalesce(sum(n), 0)::integer FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
+                        (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1)",
                 &[&program],
             )
             .await;
@@ -334,6 +334,13 @@ async fn admission_plans_are_index_bound(app: &TestApp, prelude: &str) {
     for index in ["signup_receipts_pkey", "pow_spent_pkey", "entries_mailbox_idx", "audit_chain_seq_key"] {
         assert!(plans.contains(&format!("using {index}")), "{index} not used:\n{plans}");
     }
+    // The queue (V145): the program's entry counts, by their key (an index or bitmap scan).
+    assert!(
+        ["using program_entry_counts_pkey", "Bitmap Index Scan on program_entry_counts_pkey"]
+            .iter()
+            .any(|p| plans.contains(p)),
+        "program_entry_counts_pkey not used:\n{plans}"
+    );
     for refused in [
         "Seq Scan on entries",
         "Seq Scan on signup_receipts",
@@ -346,6 +353,7 @@ async fn admission_plans_are_index_bound(app: &TestApp, prelude: &str) {
         "Backward using audit_events_pkey",
         "Seq Scan on programs",
         "Seq Scan on intake_hours",
+        "Seq Scan on program_entry_counts",
         // A plan compiled on every call (V141: a disabled scan's cost would pass
         // `jit_above_cost`).
         "JIT:",
@@ -430,7 +438,7 @@ async fn a_batch_spans_the_programs_of_a_workspace_each_with_its_own_caps_and_ch
     for (program, n) in [(a, 2_i64), (b, 3), (elsewhere, 1)] {
         let r = app
             .row(
-                "SELECT (SELECT queue_count FROM programs WHERE id = $1)::bigint, \
+                "SELECT (SELECT coalesce(sum(n), 0)::bigint FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
                         (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
                         (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
                         (SELECT array_agg(chain_seq ORDER BY chain_seq) FROM audit_events WHERE program_id = $1)",
@@ -503,7 +511,7 @@ async fn batches_spanning_programs_on_two_instances_lock_in_one_order_without_de
     for program in [p, q] {
         let r = app
             .row(
-                "SELECT (SELECT queue_count FROM programs WHERE id = $1)::bigint, \
+                "SELECT (SELECT coalesce(sum(n), 0)::bigint FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
                         (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
                         (SELECT count(*) FROM entries WHERE program_id = $1)",
                 &[&program],

@@ -55,7 +55,11 @@ async fn a_restored_backup_verifies_and_a_corrupted_copy_does_not() {
     // Corruptions a careless restore or a hand edit could make; each must be reported.
     let corruptions = [
         ("an active entry has an active grant", "UPDATE entries SET state = 'active' WHERE email_key = 'person2@example.com'"),
-        ("queue count", "UPDATE programs SET queue_count = queue_count + 1"),
+        (
+            "queue",
+            "UPDATE program_entry_counts SET n = n + 1 WHERE (program_id, state) = \
+             (SELECT program_id, state FROM program_entry_counts WHERE state <> 'withdrawn' AND n > 0 LIMIT 1)",
+        ),
         ("hour bucket", "UPDATE intake_hours SET admitted_count = admitted_count + 1"),
         (
             "append-only triggers",

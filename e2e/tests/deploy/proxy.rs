@@ -101,7 +101,14 @@ async fn behind_nginx_caps_are_exact_across_two_instances_and_the_app_arrives_ov
     assert_eq!(s.upstreams().len(), 2, "nginx did not use both instances:\n{}", s.nginx.access_log());
     let n: i64 = s.app.db().await.query_one("SELECT count(*) FROM entries", &[]).await.unwrap().get(0);
     assert_eq!(n, 10);
-    let queue: i32 = s.app.db().await.query_one("SELECT queue_count FROM programs", &[]).await.unwrap().get(0);
+    let queue: i32 = s
+        .app
+        .db()
+        .await
+        .query_one("SELECT coalesce(sum(n), 0)::integer FROM program_entry_counts WHERE state <> 'withdrawn'", &[])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(queue, 10);
 
     // The SPA, built into the binaries, arrives through nginx in the coding asked for,

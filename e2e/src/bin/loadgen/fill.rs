@@ -13,7 +13,8 @@
 //! * one receipt per entry (a random request key and binding: no server key is needed,
 //!   as nobody will ever replay these keys), one `signup` event per entry, in time order
 //!   with the program's notice event first, so event ids and times rise together;
-//! * every entry is `waiting`, so `queue_count` is the program's row count.
+//! * every entry is `waiting`, and the entry-count triggers (V101) count them as they are
+//!   inserted, so the program's queue is its row count.
 //!
 //! Emails are synthetic (`f<10 hex>-<n>@<one of three loadgen.example domains>`).
 
@@ -132,8 +133,6 @@ INSERT INTO audit_events (program_id, entry_id, actor_kind, event_type, event_at
 INSERT INTO intake_hours (program_id, bucket_start, admitted_count)
   SELECT program_id, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*)
   FROM entries WHERE program_id = '{id}' GROUP BY 1, 2;
-UPDATE programs SET queue_count = (SELECT count(*) FROM entries WHERE program_id = '{id}' AND state <> 'withdrawn')
-  WHERE id = '{id}';
 COMMIT;"
     );
     db.batch_execute(&sql).await.with_context(|| format!("filling {slug}"))?;
