@@ -242,8 +242,9 @@ const INSERT_ANSWERS_SQL: &str =
 /// One use, in one round trip: the code's use count (guarded: `None` when it would pass
 /// `max_uses`, which the caller's lock already ruled out — the caller then rolls back what
 /// was pipelined after it), the entry (active, the notice accepted at `now`; its insert
-/// moves the program's entry counts, and so its queue, V145), the grant, the entry's answers with its address recorded as
-/// verified at `now` (V130's `entry_answers`), and the `signup` and `redeemed` events.
+/// moves the program's entry counts, and so its queue, V145), the grant, the entry's
+/// answers with its address recorded as verified at `now` (V130's `entry_answers`), and
+/// the `signup` and `redeemed` events.
 /// The entry's and grant's ids are chosen here so the statements after them can name
 /// them. Returns (entry, grant) ids.
 pub async fn record_use(tx: &Transaction<'_>, u: &CohortUse<'_>) -> Result<Option<(Uuid, Uuid)>> {
