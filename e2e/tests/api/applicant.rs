@@ -2,7 +2,7 @@
 //! entries across programs, withdrawal (revoking an issued invitation and an active
 //! grant, idempotently) — found only through currently verified emails.
 
-use crate::support::{Owner, TestApp};
+use crate::support::{Owner, TestApp, QUEUE_OF};
 use serde_json::json;
 use shared::api::WithdrawResponse;
 use uuid::Uuid;
@@ -86,12 +86,14 @@ async fn withdrawal_answers_withdrawn_frees_the_queue_place_and_repeats_the_same
     assert_eq!(again.text, r.text);
     let row = app
         .row(
-            "SELECT (SELECT coalesce(sum(n), 0)::integer FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), (SELECT count(*) FROM audit_events \
-             WHERE event_type = 'withdrawn' AND actor_kind = 'recipient')",
+            &format!(
+                "SELECT {QUEUE_OF}, (SELECT count(*) FROM audit_events \
+                 WHERE event_type = 'withdrawn' AND actor_kind = 'recipient')"
+            ),
             &[&program],
         )
         .await;
-    assert_eq!((row.get::<_, i32>(0), row.get::<_, i64>(1)), (2, 1));
+    assert_eq!((row.get::<_, i64>(0), row.get::<_, i64>(1)), (2, 1));
     let status = a.status("beta").await;
     assert_eq!((status.state.as_str(), status.position), ("withdrawn", None));
     let c = app.recipient("c@example.com").await;

@@ -6,7 +6,7 @@
 use crate::support::cohorts::cohort;
 use crate::support::process::{vestibule, ApiProcess};
 use crate::support::race::LockHolder;
-use crate::support::{Caps, Owner, Recipient, TestApp};
+use crate::support::{Caps, Owner, Recipient, TestApp, QUEUE_OF};
 use shared::cohort::{canonical_code, CohortCodeState, CreatedCohortCode, RedeemReply};
 use uuid::Uuid;
 
@@ -246,17 +246,19 @@ async fn a_use_waits_at_the_program_row_before_locking_its_code() {
         assert_eq!(redeemed.json(), serde_json::json!({"programSlug": slug, "state": "active"}));
         let row = app
             .row(
-                "SELECT (SELECT uses FROM cohort_codes WHERE program_id = $1), \
-                        (SELECT coalesce(sum(n), 0)::integer FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
-                        (SELECT count(*) FROM entries e JOIN grants g ON g.entry_id = e.id \
-                           JOIN entry_answers a ON a.entry_id = e.id \
-                         WHERE e.program_id = $1 AND e.state = 'active' AND g.active), \
-                        (SELECT string_agg(event_type, ',' ORDER BY id) FROM audit_events \
-                         WHERE program_id = $1 AND entry_id IS NOT NULL)",
+                &format!(
+                    "SELECT (SELECT uses FROM cohort_codes WHERE program_id = $1), \
+                            {QUEUE_OF}, \
+                            (SELECT count(*) FROM entries e JOIN grants g ON g.entry_id = e.id \
+                               JOIN entry_answers a ON a.entry_id = e.id \
+                             WHERE e.program_id = $1 AND e.state = 'active' AND g.active), \
+                            (SELECT string_agg(event_type, ',' ORDER BY id) FROM audit_events \
+                             WHERE program_id = $1 AND entry_id IS NOT NULL)"
+                ),
                 &[&program],
             )
             .await;
-        let got: (i32, i32, i64, String) = (row.get(0), row.get(1), row.get(2), row.get(3));
+        let got: (i32, i64, i64, String) = (row.get(0), row.get(1), row.get(2), row.get(3));
         assert_eq!(got, (1, 1, 1, "signup,redeemed".to_owned()), "{slug}");
     }
     let out = vestibule(&app.db_url, &["verify"], &[]);

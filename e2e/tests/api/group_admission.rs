@@ -13,7 +13,7 @@
 use crate::support::owner::Caps;
 use crate::support::process::{self, ApiProcess};
 use crate::support::race::LockHolder;
-use crate::support::{Reply, TestApp};
+use crate::support::{Reply, TestApp, QUEUE_OF};
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
@@ -94,13 +94,15 @@ async fn a_batch_with_the_queue_cap_in_its_middle_admits_in_arrival_order_and_re
     let queue: Vec<String> =
         app.column("SELECT email_key FROM entries WHERE program_id = $1 ORDER BY created_at, id", &[&program]).await;
     assert_eq!(queue, ["leader@example.com", "b1@example.com", "b2@example.com"], "the queue is the arrival order");
-    let counts: (i32, i64, i64, i64) = {
+    let counts: (i64, i64, i64, i64) = {
         let r = app
             .row(
-                "SELECT (SELECT coalesce(sum(n), 0)::integer FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
-                        (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
-                        (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
-                        (SELECT count(*) FROM audit_events WHERE program_id = $1 AND event_type = 'signup')",
+                &format!(
+                    "SELECT {QUEUE_OF}, \
+                            (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
+                            (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
+                            (SELECT count(*) FROM audit_events WHERE program_id = $1 AND event_type = 'signup')"
+                ),
                 &[&program],
             )
             .await;
@@ -248,17 +250,18 @@ async fn batches_form_on_two_instances_and_take_turns_on_the_program_lock() {
     let sizes = batches(&app, program).await;
     assert_eq!(sizes.iter().sum::<i64>(), i64::from(CAP));
     assert!(sizes.iter().any(|n| *n > 1), "a batch admitted several: {sizes:?}");
-    let (queue, hour): (i32, i64) = {
+    let (queue, hour): (i64, i64) = {
         let r = app
             .row(
-                "SELECT (SELECT coalesce(sum(n), 0)::integer FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
-                        (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1)",
+                &format!(
+                    "SELECT {QUEUE_OF}, (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1)"
+                ),
                 &[&program],
             )
             .await;
         (r.get(0), r.get(1))
     };
-    assert_eq!((queue, hour), (CAP, i64::from(CAP)));
+    assert_eq!((queue, hour), (i64::from(CAP), i64::from(CAP)));
     assert_chains_verify(&app);
 }
 
@@ -438,10 +441,12 @@ async fn a_batch_spans_the_programs_of_a_workspace_each_with_its_own_caps_and_ch
     for (program, n) in [(a, 2_i64), (b, 3), (elsewhere, 1)] {
         let r = app
             .row(
-                "SELECT (SELECT coalesce(sum(n), 0)::bigint FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
-                        (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
-                        (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
-                        (SELECT array_agg(chain_seq ORDER BY chain_seq) FROM audit_events WHERE program_id = $1)",
+                &format!(
+                    "SELECT {QUEUE_OF}, \
+                            (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
+                            (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
+                            (SELECT array_agg(chain_seq ORDER BY chain_seq) FROM audit_events WHERE program_id = $1)"
+                ),
                 &[&program],
             )
             .await;
@@ -511,9 +516,11 @@ async fn batches_spanning_programs_on_two_instances_lock_in_one_order_without_de
     for program in [p, q] {
         let r = app
             .row(
-                "SELECT (SELECT coalesce(sum(n), 0)::bigint FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn'), \
-                        (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
-                        (SELECT count(*) FROM entries WHERE program_id = $1)",
+                &format!(
+                    "SELECT {QUEUE_OF}, \
+                            (SELECT sum(admitted_count)::bigint FROM intake_hours WHERE program_id = $1), \
+                            (SELECT count(*) FROM entries WHERE program_id = $1)"
+                ),
                 &[&program],
             )
             .await;

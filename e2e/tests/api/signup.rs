@@ -4,7 +4,7 @@
 
 use crate::support::owner::Caps;
 use crate::support::race::LockHolder;
-use crate::support::{Owner, Reply, TestApp};
+use crate::support::{Owner, Reply, TestApp, QUEUE_OF};
 use chrono::{DateTime, DurationRound as _, Utc};
 use serde_json::json;
 use uuid::Uuid;
@@ -22,11 +22,13 @@ struct Written {
 async fn written(app: &TestApp, program: Uuid) -> Written {
     let r = app
         .row(
-            "SELECT (SELECT count(*) FROM entries WHERE program_id = $1), \
-                    (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
-                    (SELECT coalesce(sum(admitted_count), 0)::bigint FROM intake_hours WHERE program_id = $1), \
-                    (SELECT count(*) FROM audit_events WHERE program_id = $1), \
-                    (SELECT coalesce(sum(n), 0)::bigint FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn')",
+            &format!(
+                "SELECT (SELECT count(*) FROM entries WHERE program_id = $1), \
+                        (SELECT count(*) FROM signup_receipts WHERE program_id = $1), \
+                        (SELECT coalesce(sum(admitted_count), 0)::bigint FROM intake_hours WHERE program_id = $1), \
+                        (SELECT count(*) FROM audit_events WHERE program_id = $1), \
+                        {QUEUE_OF}"
+            ),
             &[&program],
         )
         .await;

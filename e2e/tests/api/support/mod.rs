@@ -33,7 +33,7 @@ pub use invitations::Invited;
 pub use owner::{Caps, Owner};
 pub use recipient::Recipient;
 pub use reply::Reply;
-pub use sql::Params;
+pub use sql::{Params, QUEUE_OF};
 
 use api::config::Settings;
 use api::startup::Application;

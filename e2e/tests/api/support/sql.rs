@@ -6,6 +6,11 @@ use super::{db, TestApp};
 use tokio_postgres::types::{FromSql, ToSql};
 use uuid::Uuid;
 
+/// The queue of the program `$1` as the admission reads it (V145): its entry counts but
+/// withdrawn, a `bigint`. For a test's own statements: `format!("SELECT {QUEUE_OF}, …")`.
+pub const QUEUE_OF: &str =
+    "(SELECT coalesce(sum(n), 0)::bigint FROM program_entry_counts WHERE program_id = $1 AND state <> 'withdrawn')";
+
 /// Parameters of an arranging or asserting SQL statement.
 pub type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 
