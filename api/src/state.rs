@@ -1,22 +1,36 @@
 //! What every request and background task can reach: the settings, the database pool
-//! and the identity provider's clients. Built once by `startup`, shared by reference.
+//! and the identity provider's clients. Built once by `startup`, shared by reference —
+//! but for `pool`: each HTTP worker holds a copy whose `pool` is that worker's own
+//! ([`AppState::for_worker`]).
 
 use crate::config::Settings;
 use crate::identity::Identity;
 use crate::shutdown::Shutdown;
 use deadpool_postgres::Pool;
+use std::sync::Arc;
 
+#[derive(Clone)]
 pub struct AppState {
     pub settings: Settings,
+    /// On an HTTP worker, that worker's pool, whose connections are driven on the
+    /// worker's own thread; everywhere else (batches, background tasks, the metrics
+    /// listener), the pool of the server's main runtime (`startup`).
     pub pool: Pool,
     /// Public signups, admitted in per-workspace batches on `pool` ([`crate::group`]).
     pub admitter: crate::group::Admitter,
     /// Rate-limit hits of one counter, counted together on `pool` ([`crate::hits`]).
     pub hits: crate::hits::Hits,
-    pub identity: Identity,
+    pub identity: Arc<Identity>,
     /// Seals and opens webhook and admission-hook secrets (`SECRETS_KEYS`).
     pub keyring: crate::secrets::Keyring,
     /// Cancelled when shutdown begins: background workers observe it and are spawned
     /// through it, so shutdown waits for them ([`crate::shutdown`]).
     pub shutdown: Shutdown,
+}
+
+impl AppState {
+    /// This state with `pool` as its pool: an HTTP worker's copy (`startup::serve`).
+    pub fn for_worker(&self, pool: Pool) -> Self {
+        Self { pool, ..self.clone() }
+    }
 }

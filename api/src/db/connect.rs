@@ -1,8 +1,10 @@
 //! Where pooled connections live. Policy: every connection is made, and its I/O driven,
-//! on the runtime that built the pool (the process's main runtime), never on the actix
-//! worker thread whose request happened to need one. Workers share the pool, and at
-//! shutdown each worker stops as soon as its own requests are done: a connection tied to
-//! a stopped worker's runtime would die under another worker's request in flight.
+//! on the runtime that built its pool, never on another thread's. The main runtime's pool
+//! (batches, background work) lives there; each HTTP worker builds a pool of its own on
+//! its own thread (`startup::serve`), used by its own requests only. So at shutdown, when
+//! each worker stops as soon as its own requests are done, no connection dies under
+//! another worker's request in flight — as one made on the worker that first needed it,
+//! in a pool that all workers shared, once could.
 
 use deadpool_postgres::Connect;
 use futures_util::future::BoxFuture;

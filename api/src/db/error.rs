@@ -13,7 +13,8 @@ pub enum DbError {
     /// A unique constraint, by name: another writer got there first.
     #[error("unique violation on {0}")]
     Unique(String),
-    /// Unreachable, connection lost, or busy past the lock/statement timeout: a 503.
+    /// Unreachable, connection lost, out of connections or other resources, or busy past
+    /// the lock/statement timeout: a 503.
     #[error("database unavailable: {0}")]
     Unavailable(String),
     #[error("database error: {0}")]
@@ -38,7 +39,8 @@ impl From<tokio_postgres::Error> for DbError {
             Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE || *c == SqlState::QUERY_CANCELED => {
                 DbError::Unavailable(format!("database busy ({})", c.code()))
             }
-            Some(c) if c.code().starts_with("08") || c.code().starts_with("57") => {
+            // 53: insufficient resources (too many connections, out of memory, disk full).
+            Some(c) if c.code().starts_with("08") || c.code().starts_with("53") || c.code().starts_with("57") => {
                 DbError::Unavailable(format!("database unavailable ({})", c.code()))
             }
             Some(c) => DbError::Other(format!("SQLSTATE {} on {}", c.code(), constraint())),
