@@ -49,6 +49,12 @@
 //! spread. The 2026-12-03 revert blamed it for slow proof-of-work cells; on 2026-12-04 the
 //! same cells were as slow without it (on ÷ off 71 % against 78 % with it).
 //!
+//! Not a set of lanes per HTTP worker, though each worker has its own pool (`startup::
+//! serve`) and rate-limit lanes (`crate::hits`): measured (2026-12-05, interleaved), a lone
+//! signup gained 15 % (no thread crossing), but two workers' batches of one workspace
+//! then queue on the same program locks, and one program at 8 clients fell 2,350 → 1,430
+//! req/s, at 64 clients 5,780 → 4,090.
+//!
 //! Failure: a batch is one transaction. A conflict (deadlock, a counter guard, another
 //! writer's unique key) runs the whole batch again, deciding on what it reads then; a
 //! batch that still fails answers every one of its requests `DbError::Unavailable` (503),

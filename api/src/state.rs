@@ -1,7 +1,8 @@
 //! What every request and background task can reach: the settings, the database pool
 //! and the identity provider's clients. Built once by `startup`, shared by reference —
-//! but for `pool`: each HTTP worker holds a copy whose `pool` is that worker's own
-//! ([`AppState::for_worker`]).
+//! but for `pool` and `hits`: each HTTP worker holds a copy with its own pool and its own
+//! rate-limit lanes on it ([`AppState::for_worker`]). The admission lanes stay one set per
+//! instance, on the main runtime (`crate::group`).
 
 use crate::config::Settings;
 use crate::identity::Identity;
@@ -16,9 +17,11 @@ pub struct AppState {
     /// worker's own thread; everywhere else (batches, background tasks, the metrics
     /// listener), the pool of the server's main runtime (`startup`).
     pub pool: Pool,
-    /// Public signups, admitted in per-workspace batches on `pool` ([`crate::group`]).
+    /// Public signups, admitted in per-workspace batches on the main runtime's pool
+    /// ([`crate::group`]), one set of lanes for the whole instance.
     pub admitter: crate::group::Admitter,
-    /// Rate-limit hits of one counter, counted together on `pool` ([`crate::hits`]).
+    /// Rate-limit hits of one counter, counted together on `pool` ([`crate::hits`]): on an
+    /// HTTP worker, its own lanes on its own pool.
     pub hits: crate::hits::Hits,
     pub identity: Arc<Identity>,
     /// Seals and opens webhook and admission-hook secrets (`SECRETS_KEYS`).
@@ -29,8 +32,9 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// This state with `pool` as its pool: an HTTP worker's copy (`startup::serve`).
+    /// This state with `pool` as its pool, and rate-limit lanes of its own on it: an HTTP
+    /// worker's copy, made on the worker's thread (`startup::serve`).
     pub fn for_worker(&self, pool: Pool) -> Self {
-        Self { pool, ..self.clone() }
+        Self { hits: crate::hits::Hits::new(pool.clone()), pool, ..self.clone() }
     }
 }

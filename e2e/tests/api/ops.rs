@@ -241,8 +241,9 @@ async fn two_instances_share_caps_and_rate_limits() {
 }
 
 /// Hits of one address's counter that arrive together are counted together (`api/src/
-/// hits.rs`: one upsert of `hits + n` per batch): a burst from one address on two
-/// instances, piled up behind the counter row while a test session holds it, is counted
+/// hits.rs`: one upsert of `hits + n` per batch, a lane per counter on each HTTP worker of
+/// each instance): a burst from one address on two instances, piled up behind the counter
+/// row while a test session holds it, is counted
 /// exactly — every attempt once, the rate's last places to the first in line, every
 /// other attempt refused alike with its `Retry-After`, and nothing written for them.
 #[tokio::test]
@@ -268,7 +269,8 @@ async fn a_burst_from_one_address_on_two_instances_is_counted_exactly_when_count
         let at = instance[i % 2].clone();
         handles.push(tokio::spawn(async move { at.try_signup("burst", &format!("b{i}@example.com")).await }));
     }
-    // Each instance's first hit waits on the row; the rest gather behind it.
+    // Each instance's first hit (one per worker that took a request) waits on the row; the
+    // rest gather behind them.
     hold.wait_for_waiters(2).await;
     hold.release().await;
     let mut replies = Vec::new();
