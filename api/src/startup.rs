@@ -46,6 +46,7 @@ impl Application {
             admitter: crate::group::Admitter::new(pool.clone()),
             hits: crate::hits::Hits::new(pool.clone()),
             settings,
+            shared_pool: pool.clone(),
             pool,
             identity: std::sync::Arc::new(identity),
             keyring,
@@ -108,7 +109,7 @@ where
 /// each crossing woke a sleeping thread (issue 28: CPU per private read, a quarter of the
 /// API's at one client). The pool is the worker's alone, so a worker that stops at
 /// shutdown once its own requests are done takes no one else's connections with it
-/// (`db::connect`). Batches and background work keep the main runtime's pool.
+/// (`db::connect`). Batches, redemptions and background work keep the main runtime's pool.
 fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
     let workers = http_workers();
     let per_worker = PoolShares::of(state.settings.db_pool_size, workers).per_worker;
@@ -143,9 +144,10 @@ fn http_workers() -> usize {
 
 /// How `DB_POOL_SIZE` is shared out: the HTTP workers' pools hold that many connections
 /// between them (evenly, each at least two), where requests run their statements; the
-/// main runtime's pool, where the admission and rate-limit batches and the background
-/// work run, a quarter as many again (at least four) — a batch serves many requests on
-/// one connection, so it needs few. Each pool opens its connections only as it needs them.
+/// main runtime's pool, where the admission batches, the redemptions
+/// (`AppState::shared_pool`) and the background work run, a quarter as many again (at
+/// least four) — a batch serves many requests on one connection, and redemptions into one
+/// program take turns on its lock, so it needs few. Each pool opens its connections only as it needs them.
 /// (Measured, issue 28: four connections a worker instead of eight cost the private read
 /// at 64 clients a tenth of its rate, waiting for a connection.)
 #[derive(Debug, PartialEq, Eq)]
