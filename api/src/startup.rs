@@ -113,12 +113,14 @@ where
 fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
     let workers = http_workers();
     let per_worker = PoolShares::of(state.settings.db_pool_size, workers).per_worker;
-    // The URL was parsed when the main pool was made; a worker's pool parses it again.
+    // A worker's pool is made in the factory below, which cannot answer an error: one is
+    // made here first, so a setting it refuses fails the start instead of a worker.
     db::pool(&state.settings.database_url, per_worker)?;
     let server = HttpServer::new(move || {
         let (app, document) = register(App::new().into_utoipa_app().openapi(openapi::base())).split_for_parts();
         openapi::publish(document);
-        let pool = db::pool(&state.settings.database_url, per_worker).expect("the database URL parsed before");
+        let pool =
+            db::pool(&state.settings.database_url, per_worker).expect("a pool of these settings was made before");
         app.app_data(web::Data::new(state.for_worker(pool)))
             .app_data(http::json_config())
             .app_data(http::payload_config())
@@ -147,9 +149,9 @@ fn http_workers() -> usize {
 /// main runtime's pool, where the admission batches, the redemptions
 /// (`AppState::shared_pool`) and the background work run, a quarter as many again (at
 /// least four) — a batch serves many requests on one connection, and redemptions into one
-/// program take turns on its lock, so it needs few. Each pool opens its connections only as it needs them.
-/// (Measured, issue 28: four connections a worker instead of eight cost the private read
-/// at 64 clients a tenth of its rate, waiting for a connection.)
+/// program take turns on its lock, so it needs few. Each pool opens its connections only
+/// as it needs them. (Measured, issue 28: four connections a worker instead of eight cost
+/// the private read at 64 clients a tenth of its rate, waiting for a connection.)
 #[derive(Debug, PartialEq, Eq)]
 struct PoolShares {
     main: usize,
