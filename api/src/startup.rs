@@ -33,7 +33,8 @@ impl Application {
     /// know the server's origin before writing the settings (`APP_ORIGINS`).
     pub async fn build_with_listener(settings: Settings, listener: TcpListener) -> anyhow::Result<Self> {
         db::migrate(&settings.database_url).await?;
-        let pool = db::pool(&settings.database_url, PoolShares::of(settings.db_pool_size, http_workers()).main)?;
+        let shares = PoolShares::of(settings.db_pool_size, http_workers());
+        let pool = db::pool(&settings.database_url, shares.main)?;
         let identity = Identity::new(&settings)?;
         let port = listener.local_addr()?.port();
         let metrics_listener = settings.metrics_addr.as_ref().map(TcpListener::bind).transpose()?;
@@ -60,7 +61,7 @@ impl Application {
             Some(l) => Some((l.local_addr()?.port(), routes::metrics::serve(l, state.clone())?)),
             None => None,
         };
-        let server = serve(listener, state.clone())?;
+        let server = serve(listener, state.clone(), shares.per_worker)?;
         Ok(Application { port, server, metrics, state })
     }
 
@@ -110,17 +111,13 @@ where
 /// API's at one client). The pool is the worker's alone, so a worker that stops at
 /// shutdown once its own requests are done takes no one else's connections with it
 /// (`db::connect`). Batches, redemptions and background work keep the main runtime's pool.
-fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Server> {
-    let workers = http_workers();
-    let per_worker = PoolShares::of(state.settings.db_pool_size, workers).per_worker;
-    // A worker's pool is made in the factory below, which cannot answer an error: one is
-    // made here first, so a setting it refuses fails the start instead of a worker.
-    db::pool(&state.settings.database_url, per_worker)?;
+fn serve(listener: TcpListener, state: web::Data<AppState>, per_worker: usize) -> anyhow::Result<Server> {
     let server = HttpServer::new(move || {
         let (app, document) = register(App::new().into_utoipa_app().openapi(openapi::base())).split_for_parts();
         openapi::publish(document);
-        let pool =
-            db::pool(&state.settings.database_url, per_worker).expect("a pool of these settings was made before");
+        // The main pool was made from the same settings by the same function, so this
+        // cannot fail where that succeeded (the factory cannot answer an error).
+        let pool = db::pool(&state.settings.database_url, per_worker).expect("the main pool's settings");
         app.app_data(web::Data::new(state.for_worker(pool)))
             .app_data(http::json_config())
             .app_data(http::payload_config())
@@ -130,7 +127,7 @@ fn serve(listener: TcpListener, state: web::Data<AppState>) -> anyhow::Result<Se
             .wrap(http::security_headers::SecurityHeaders::new(&state.settings))
             .configure(|cfg| routes::spa::configure(cfg, state.settings.static_dir.as_deref()))
     })
-    .workers(workers)
+    .workers(http_workers())
     .disable_signals()
     .shutdown_timeout(shutdown::DRAIN_TIMEOUT.as_secs())
     .keep_alive(Duration::from_secs(30))
