@@ -29,6 +29,7 @@ pub mod db;
 pub mod domain;
 pub mod drand;
 pub mod draw;
+pub mod gates;
 pub mod group;
 pub mod hits;
 pub mod http;

@@ -47,7 +47,7 @@ impl Application {
             admitter: crate::group::Admitter::new(pool.clone()),
             hits: crate::hits::Hits::new(pool.clone()),
             settings,
-            shared_pool: pool.clone(),
+            redemptions: crate::gates::GatedPool::new(pool.clone()),
             pool,
             identity: std::sync::Arc::new(identity),
             keyring,
@@ -144,8 +144,8 @@ fn http_workers() -> usize {
 /// How `DB_POOL_SIZE` is shared out: the HTTP workers' pools hold that many connections
 /// between them (evenly, each at least two), where requests run their statements; the
 /// main runtime's pool, where the admission batches, the redemptions
-/// (`AppState::shared_pool`) and the background work run, a quarter as many again (at
-/// least four) — a batch serves many requests on one connection, and redemptions into one
+/// (`AppState::redemptions`: one workspace's at most half of it) and the background work
+/// run, a quarter as many again (at least four) — a batch serves many requests on one connection, and redemptions into one
 /// program take turns on its lock, so it needs few. Each pool opens its connections only
 /// as it needs them. (Measured, issue 28: four connections a worker instead of eight cost
 /// the private read at 64 clients a tenth of its rate, waiting for a connection.)

@@ -18,14 +18,14 @@ pub struct AppState {
     /// listener), the pool of the server's main runtime (`startup`).
     pub pool: Pool,
     /// The main runtime's pool, whose connections are driven by threads that serve no
-    /// requests: for transactions that hold a contended lock over several round trips (a
-    /// redemption holds its program's row while it reads, decides and writes), so that
-    /// each next statement goes out at once, not after the worker's other requests.
-    /// Measured (issue 28, redemptions into one program, interleaved, two rounds each,
-    /// against the one shared pool before): on the worker's own pool, 64 clients fell 325
-    /// → 291 req/s, p99 285 → 391–454 ms; on this one, 8 clients 280 → 345–371 req/s, 64
-    /// clients 326 → 351–369 req/s, p99 282–300 → 201–231 ms.
-    pub shared_pool: Pool,
+    /// requests, entered through a gate per workspace ([`crate::gates`]): for
+    /// transactions that hold a contended lock over several round trips (a redemption
+    /// holds its program's row while it reads, decides and writes), so that each next
+    /// statement goes out at once, not after the worker's other requests (measured, issue
+    /// 28: on the worker's own pool, redemptions into one program at 64 clients fell 325 →
+    /// 291 req/s, p99 285 → 391–454 ms), and so that one workspace's wave of them leaves
+    /// the admission batches of the others, and the outbox, a connection.
+    pub redemptions: crate::gates::GatedPool,
     /// Public signups, admitted in per-workspace batches on the main runtime's pool
     /// ([`crate::group`]), one set of lanes for the whole instance.
     pub admitter: crate::group::Admitter,

@@ -18,7 +18,7 @@ use super::locks::{self, ProgramRow, Strength};
 use super::programs::NoticeRow;
 use super::{entries, invitations, prepare_all, Result};
 use chrono::{DateTime, Utc};
-use deadpool_postgres::Transaction;
+use deadpool_postgres::{GenericClient, Transaction};
 use tokio_postgres::Row;
 use uuid::Uuid;
 
@@ -112,15 +112,17 @@ pub async fn revoke(tx: &Transaction<'_>, id: Uuid, now: DateTime<Utc>) -> Resul
     Ok(tx.query_opt(&stmt, &[&id, &now]).await?.as_ref().map(CohortCodeRow::from))
 }
 
-/// Where a code points — (code, program, workspace) — for lock routing only.
-pub async fn route_by_digest(tx: &Transaction<'_>, digest: &[u8]) -> Result<Option<Route>> {
-    let stmt = tx
+/// Where a code points — (code, program, workspace) — for lock routing only: all three
+/// are immutable, so it may be read before the transaction, on any connection; the lock
+/// statements check them again.
+pub async fn route_by_digest(client: &impl GenericClient, digest: &[u8]) -> Result<Option<Route>> {
+    let stmt = client
         .prepare_cached(
             "SELECT c.id, c.program_id, p.workspace_id FROM cohort_codes c \
              JOIN programs p ON p.id = c.program_id WHERE c.code_sha256 = $1",
         )
         .await?;
-    Ok(tx.query_opt(&stmt, &[&digest]).await?.map(|r| Route {
+    Ok(client.query_opt(&stmt, &[&digest]).await?.map(|r| Route {
         code_id: r.get(0),
         program_id: r.get(1),
         workspace_id: r.get(2),

@@ -7,7 +7,7 @@
 use super::Result;
 use crate::domain::{InvitationMove, InvitationState};
 use chrono::{DateTime, Utc};
-use deadpool_postgres::Transaction;
+use deadpool_postgres::{GenericClient, Transaction};
 use tokio_postgres::Row;
 use uuid::Uuid;
 
@@ -51,15 +51,17 @@ pub async fn route(tx: &Transaction<'_>, id: Uuid) -> Result<Option<(Uuid, Uuid)
     Ok(tx.query_opt(&stmt, &[&id]).await?.map(|r| (r.get(0), r.get(1))))
 }
 
-/// Where a code points (its invitation, program, entry and workspace), for lock routing only.
-pub async fn route_by_digest(tx: &Transaction<'_>, digest: &[u8]) -> Result<Option<super::redemptions::Route>> {
-    let stmt = tx
+/// Where a code points (its invitation, program, entry and workspace), for lock routing
+/// only: all four are immutable, so it may be read before the transaction, on any
+/// connection; the lock statements check them again.
+pub async fn route_by_digest(client: &impl GenericClient, digest: &[u8]) -> Result<Option<super::redemptions::Route>> {
+    let stmt = client
         .prepare_cached(
             "SELECT i.id, i.program_id, i.entry_id, p.workspace_id FROM invitations i \
              JOIN programs p ON p.id = i.program_id WHERE i.token_sha256 = $1",
         )
         .await?;
-    Ok(tx.query_opt(&stmt, &[&digest]).await?.map(|r| super::redemptions::Route {
+    Ok(client.query_opt(&stmt, &[&digest]).await?.map(|r| super::redemptions::Route {
         invitation_id: r.get(0),
         program_id: r.get(1),
         entry_id: r.get(2),

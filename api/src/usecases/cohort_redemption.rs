@@ -58,11 +58,12 @@ pub struct Acceptance<'a> {
     pub answers: &'a Answers,
 }
 
-/// Redeems the cohort code whose digest is `digest` for `user_id`, whose verified emails
-/// are `emails` (sorted; the first becomes the entry's), with what they `accepted`.
+/// Redeems the cohort code `route` points from (`db::cohorts::route_by_digest`, read by
+/// the caller) for `user_id`, whose verified emails are `emails` (sorted; the first
+/// becomes the entry's), with what they `accepted`.
 pub async fn redeem(
     pool: &Pool,
-    digest: &[u8],
+    route: cohorts::Route,
     user_id: &str,
     emails: &[&str],
     accepted: Acceptance<'_>,
@@ -70,7 +71,6 @@ pub async fn redeem(
     use Refused::NotFound as Denied;
     let email = *emails.first().ok_or(Denied)?;
     db::transaction(pool, async |tx| {
-        let route = cohorts::route_by_digest(tx, digest).await?.ok_or(Denied)?;
         // The locks and every read the decision needs, in one round trip (`db::cohorts`).
         let locked = cohorts::lock_for_use(tx, route, user_id, emails).await?;
         if locked.workspace_active != Some(true) {

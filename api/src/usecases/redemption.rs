@@ -9,13 +9,20 @@
 //! identity provider is asked for the user's verified emails before the transaction;
 //! the transaction takes the locks workspace → program → entry → invitation → grant
 //! and decides on fresh reads.
+//!
+//! Where: the counting and the code's route (where it points, immutable) are read on
+//! the request's own pool; the transaction runs on the main runtime's pool, entered
+//! through the code's workspace's gate ([`crate::gates`]), so one workspace's wave of
+//! redemptions, each waiting its turn on its program's row, holds at most half of that
+//! pool and the other workspaces' admission batches still find a connection.
 
 use super::cohort_redemption::{self, Refused};
 use super::invitations::{self as usecases_invitations, InvitationRow};
 use crate::db::entries::LockedEntry;
 use crate::db::rate_limits::{self, Counted, Scope};
-use crate::db::{self, invitations, redemptions, DbError, TxError};
+use crate::db::{self, cohorts, invitations, redemptions, DbError, TxError};
 use crate::domain::{EntryMove, EntryState, InvitationMove, InvitationState};
+use crate::gates::GatedPool;
 use crate::identity::{BackendClient, LookupError};
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Pool;
@@ -83,11 +90,19 @@ pub struct Allowance<'k> {
     pub meter: &'k super::metering::Meter,
 }
 
+/// The pools a redemption uses: the request's own for its one-statement reads and
+/// writes, and the gated main runtime's pool for its transaction.
+#[derive(Clone, Copy)]
+pub struct Pools<'p> {
+    pub request: &'p Pool,
+    pub locking: &'p GatedPool,
+}
+
 /// Redeems `code` (see [`PresentedCode`]) for the signed-in `user_id`, asking `backend`
 /// for their verified emails; a cohort code may first answer with the notice to accept
 /// ([`Redeemed::NoticeRequired`], which is not a failed attempt).
 pub async fn redeem(
-    pool: &Pool,
+    pools: Pools<'_>,
     backend: &BackendClient,
     allowance: Allowance<'_>,
     user_id: &str,
@@ -95,7 +110,7 @@ pub async fn redeem(
     code: &PresentedCode,
 ) -> Result<Redeemed, RedeemError> {
     let limits = Limits::new(allowance, user_id, client);
-    let counted = match limits.count_attempt(pool).await {
+    let counted = match limits.count_attempt(pools.request).await {
         Ok(counted) => {
             allowance.meter.record(&counted.usage);
             counted
@@ -106,7 +121,7 @@ pub async fn redeem(
         }
         Err(RateDb(e)) => return Err(e),
     };
-    let outcome = attempt(pool, backend, user_id, code).await;
+    let outcome = attempt(pools, backend, user_id, code).await;
     match &outcome {
         Ok(Redeemed::Active(_)) => crate::metrics::count("redemption", "redeemed"),
         Ok(Redeemed::NoticeRequired { .. }) => crate::metrics::count("redemption", "notice_required"),
@@ -114,37 +129,46 @@ pub async fn redeem(
         Err(_) => {}
     }
     if !matches!(outcome, Err(RedeemError::Denied)) {
-        limits.refund(pool, &counted).await;
+        limits.refund(pools.request, &counted).await;
         allowance.meter.refunded();
     }
     outcome
 }
 
-/// The identity lookup, then the code's own transaction.
+/// The identity lookup, the code's route, then the code's own transaction once its
+/// workspace's gate lets it through.
 async fn attempt(
-    pool: &Pool,
+    pools: Pools<'_>,
     backend: &BackendClient,
     user_id: &str,
     code: &PresentedCode,
 ) -> Result<Redeemed, RedeemError> {
     let emails = backend.verified_emails(user_id).await?;
     let emails: Vec<&str> = emails.iter().map(|e| e.as_str()).collect();
+    let reads = pools.request.get().await.map_err(DbError::from)?;
     match code {
-        PresentedCode::Invitation(digest) => grant(pool, digest, user_id, &emails).await.map(Redeemed::Active),
+        PresentedCode::Invitation(digest) => {
+            let route = invitations::route_by_digest(&reads, digest).await?.ok_or(RedeemError::Denied)?;
+            drop(reads);
+            let (_turn, pool) = pools.locking.enter(route.workspace_id).await;
+            grant(pool, route, user_id, &emails).await.map(Redeemed::Active)
+        }
         PresentedCode::Cohort { digest, accepted, answers } => {
+            let route = cohorts::route_by_digest(&reads, digest).await?.ok_or(RedeemError::Denied)?;
+            drop(reads);
             let acceptance = cohort_redemption::Acceptance { version: *accepted, answers };
-            Ok(cohort_redemption::redeem(pool, digest, user_id, &emails, acceptance).await?)
+            let (_turn, pool) = pools.locking.enter(route.workspace_id).await;
+            Ok(cohort_redemption::redeem(pool, route, user_id, &emails, acceptance).await?)
         }
     }
 }
 
-/// The transaction; `Denied` for every reason the code does not open the program. After
-/// the code's route, its locks and reads are one round trip and its writes another
-/// (`db::redemptions`), so the program row is held for two round trips and the commit.
-async fn grant(pool: &Pool, digest: &[u8], user_id: &str, emails: &[&str]) -> Result<String, RedeemError> {
+/// The transaction; `Denied` for every reason the code does not open the program. Its
+/// locks and reads are one round trip and its writes another (`db::redemptions`), so the
+/// program row is held for two round trips and the commit.
+async fn grant(pool: &Pool, route: redemptions::Route, user_id: &str, emails: &[&str]) -> Result<String, RedeemError> {
     use RedeemError::Denied;
     db::transaction(pool, async |tx| {
-        let route = invitations::route_by_digest(tx, digest).await?.ok_or(Denied)?;
         let locked = redemptions::lock(tx, route).await?;
         if locked.workspace_active != Some(true) {
             return Err(Denied);

@@ -304,3 +304,55 @@ async fn grant_revoke_versus_read_in_both_orders() {
         assert_invariants(&app).await;
     }
 }
+
+/// Fairness across workspaces: one workspace's wave of redemptions, every one waiting its
+/// turn on its program's row, holds at most half of the main runtime's pool (four
+/// connections at the tests' `DB_POOL_SIZE`; `api::gates`), and waits for the rest of
+/// its turns in memory. Another workspace's signup (admitted in a batch on that pool) and
+/// redemption go through while the wave still waits. Without the gate the wave held all
+/// four connections, and the other workspace waited until the wave's lock waits timed
+/// out (`lock_timeout`), so some of the wave had answered by then.
+#[tokio::test]
+async fn one_workspace_s_wave_of_redemptions_leaves_the_other_workspaces_a_connection() {
+    const WAVE: usize = 6;
+    let app = TestApp::spawn().await;
+    let (owner_a, ws_a) = app.owner("owner-wave-a@example.com").await;
+    let crowded = owner_a.invited(ws_a, "wave-a", EMAIL).await;
+    let (owner_b, ws_b) = app.owner("owner-wave-b@example.com").await;
+    let other = owner_b.invited(ws_b, "wave-b", "bea@example.com").await;
+    let bea = app.recipient("bea@example.com").await;
+    let mut readers = Vec::new();
+    for i in 0..WAVE {
+        readers.push(app.recipient(&format!("reader-{i}@example.com")).await);
+    }
+
+    let hold = LockHolder::lock(&app.db_url, "programs", crowded.program).await;
+    let wave: Vec<_> = readers
+        .into_iter()
+        .map(|reader| {
+            let code = crowded.code.clone();
+            tokio::spawn(async move { reader.try_redeem(&code).await })
+        })
+        .collect();
+    hold.wait_for_waiters(2).await;
+
+    app.try_signup("wave-b", "carl@example.com").await.assert(202);
+    bea.try_redeem(&other.code).await.assert(200);
+    assert!(wave.iter().all(|r| !r.is_finished()), "the other workspace went through while the whole wave waited");
+    let waiting: i64 = app
+        .scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            &[],
+        )
+        .await;
+    assert_eq!(waiting, 2, "half of the main pool's four connections wait on the crowded program's row");
+
+    hold.release().await;
+    for reply in wave {
+        // The code is rita's: every reader waited their turn on the row, then was refused.
+        reply.await.unwrap().assert(404);
+    }
+    let rita = app.recipient(EMAIL).await;
+    rita.try_redeem(&crowded.code).await.assert(200);
+    assert_invariants(&app).await;
+}

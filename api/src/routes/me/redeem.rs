@@ -60,16 +60,16 @@ async fn redeem(
         meter: &meter,
     };
     let backend = &state.identity.backend;
-    let reply =
-        match redemption::redeem(&state.shared_pool, backend, allowance, &session.user_id, client, &code).await? {
-            Redeemed::Active(program_slug) => {
-                RedeemReply::Redeemed(RedeemResponse { program_slug, state: EntryState::Active })
-            }
-            Redeemed::NoticeRequired { slug, notice } => RedeemReply::NoticeRequired(RedeemNoticeStep {
-                program_slug: slug,
-                state: NoticeRequired::NoticeRequired,
-                notice: views::notice(&notice),
-            }),
-        };
+    let pools = redemption::Pools { request: &state.pool, locking: &state.redemptions };
+    let reply = match redemption::redeem(pools, backend, allowance, &session.user_id, client, &code).await? {
+        Redeemed::Active(program_slug) => {
+            RedeemReply::Redeemed(RedeemResponse { program_slug, state: EntryState::Active })
+        }
+        Redeemed::NoticeRequired { slug, notice } => RedeemReply::NoticeRequired(RedeemNoticeStep {
+            program_slug: slug,
+            state: NoticeRequired::NoticeRequired,
+            notice: views::notice(&notice),
+        }),
+    };
     Ok(HttpResponse::Ok().json(reply))
 }
