@@ -61,9 +61,22 @@ impl<K: Hash + Eq + Clone> Gates<K> {
             .or_insert_with(|| Arc::new(Semaphore::new(self.width)))
             .clone();
         // Built before the wait, so a caller that goes away while waiting still tidies up.
-        let mut pass = Pass { gates: self.gates.clone(), key: Some(key), semaphore: Some(semaphore), through: false };
+        let mut pass = Pass {
+            gates: self.gates.clone(),
+            key: Some(key),
+            semaphore: Some(semaphore),
+            through: false,
+            waited: false,
+        };
         let semaphore = pass.semaphore.as_ref().expect("held until drop");
-        semaphore.acquire().await.expect("a gate is never closed").forget();
+        // No one jumps the line: while anyone waits, a freed turn is theirs, not free.
+        match semaphore.try_acquire() {
+            Ok(turn) => turn.forget(),
+            Err(_) => {
+                semaphore.acquire().await.expect("a gate is never closed").forget();
+                pass.waited = true;
+            }
+        }
         pass.through = true;
         pass
     }
@@ -80,6 +93,14 @@ pub struct Pass<K: Hash + Eq> {
     key: Option<K>,
     semaphore: Option<Arc<Semaphore>>,
     through: bool,
+    waited: bool,
+}
+
+impl<K: Hash + Eq> Pass<K> {
+    /// Whether the gate was full when this pass came, so that it waited for a turn.
+    pub fn waited(&self) -> bool {
+        self.waited
+    }
 }
 
 impl<K: Hash + Eq> Drop for Pass<K> {
@@ -115,9 +136,12 @@ impl GatedPool {
     }
 
     /// Waits for `workspace_id`'s turn; then the pool is the caller's to use while the
-    /// pass lives.
+    /// pass lives. Counted (`vestibule_events_total{family="redemption_gate"}`) as
+    /// `at_once` or `waited`, so an operator sees when a workspace's redemptions queue.
     pub async fn enter(&self, workspace_id: Uuid) -> (Pass<Uuid>, &Pool) {
-        (self.gates.enter(workspace_id).await, &self.pool)
+        let pass = self.gates.enter(workspace_id).await;
+        crate::metrics::count("redemption_gate", if pass.waited() { "waited" } else { "at_once" });
+        (pass, &self.pool)
     }
 }
 
@@ -141,8 +165,10 @@ mod tests {
         assert_eq!(gates.busy(), 2, "another key has its own gate");
         let mut fourth = Box::pin(gates.enter(1));
         assert!(pending(&mut fourth).await);
+        assert!(!first.waited() && !second.waited() && !other.waited());
         drop(first);
         let third = third.await;
+        assert!(third.waited());
         assert!(pending(&mut fourth).await, "the one that came first goes first");
         drop(second);
         let fourth = fourth.await;

@@ -311,11 +311,12 @@ async fn grant_revoke_versus_read_in_both_orders() {
 /// its turns in memory. Another workspace's signup (admitted in a batch on that pool) and
 /// redemption go through while the wave still waits. Without the gate the wave held all
 /// four connections, and the other workspace waited until the wave's lock waits timed
-/// out (`lock_timeout`), so some of the wave had answered by then.
+/// out (`lock_timeout`), so some of the wave had answered by then. The metrics count who
+/// waited at the gate.
 #[tokio::test]
 async fn one_workspace_s_wave_of_redemptions_leaves_the_other_workspaces_a_connection() {
     const WAVE: usize = 6;
-    let app = TestApp::spawn().await;
+    let app = crate::metrics::spawn_with_metrics().await;
     let (owner_a, ws_a) = app.owner("owner-wave-a@example.com").await;
     let crowded = owner_a.invited(ws_a, "wave-a", EMAIL).await;
     let (owner_b, ws_b) = app.owner("owner-wave-b@example.com").await;
@@ -355,4 +356,11 @@ async fn one_workspace_s_wave_of_redemptions_leaves_the_other_workspaces_a_conne
     let rita = app.recipient(EMAIL).await;
     rita.try_redeem(&crowded.code).await.assert(200);
     assert_invariants(&app).await;
+    // The operator sees the queue: two of the wave, bea and rita went through at once.
+    let samples = crate::metrics::scrape(&app).await;
+    let gate = |outcome: &str| {
+        let series = format!(r#"vestibule_events_total{{family="redemption_gate",outcome="{outcome}"}}"#);
+        crate::metrics::value(&samples, &series)
+    };
+    assert_eq!((gate("at_once"), gate("waited")), (4.0, (WAVE - 2) as f64));
 }
