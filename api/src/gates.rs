@@ -61,13 +61,8 @@ impl<K: Hash + Eq + Clone> Gates<K> {
             .or_insert_with(|| Arc::new(Semaphore::new(self.width)))
             .clone();
         // Built before the wait, so a caller that goes away while waiting still tidies up.
-        let mut pass = Pass {
-            gates: self.gates.clone(),
-            key: Some(key),
-            semaphore: Some(semaphore),
-            through: false,
-            waited: false,
-        };
+        let mut pass =
+            Pass { gates: self.gates.clone(), key, semaphore: Some(semaphore), through: false, waited: false };
         let semaphore = pass.semaphore.as_ref().expect("held until drop");
         // No one jumps the line: while anyone waits, a freed turn is theirs, not free.
         match semaphore.try_acquire() {
@@ -82,7 +77,8 @@ impl<K: Hash + Eq + Clone> Gates<K> {
     }
 
     /// How many keys have someone holding or waiting at their gate.
-    pub fn busy(&self) -> usize {
+    #[cfg(test)]
+    fn busy(&self) -> usize {
         self.gates.lock().expect("gates").len()
     }
 }
@@ -90,7 +86,8 @@ impl<K: Hash + Eq + Clone> Gates<K> {
 /// A turn at a gate (or a place in its line, until [`Gates::enter`] returns it).
 pub struct Pass<K: Hash + Eq> {
     gates: Map<K>,
-    key: Option<K>,
+    key: K,
+    /// Given up in `drop`, under the map's lock.
     semaphore: Option<Arc<Semaphore>>,
     through: bool,
     waited: bool,
@@ -113,10 +110,8 @@ impl<K: Hash + Eq> Drop for Pass<K> {
                 semaphore.add_permits(1);
             }
         }
-        if let Some(key) = self.key.take() {
-            if gates.get(&key).is_some_and(|s| Arc::strong_count(s) == 1) {
-                gates.remove(&key);
-            }
+        if gates.get(&self.key).is_some_and(|s| Arc::strong_count(s) == 1) {
+            gates.remove(&self.key);
         }
     }
 }
