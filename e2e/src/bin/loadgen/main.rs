@@ -54,6 +54,11 @@ pub enum Scenario {
     #[value(name = "signup-16")]
     Signup16,
     Replay,
+    /// The signup form's public read (`GET /api/public/programs/{slug}`), across the 16
+    /// programs of `signup-16`: one statement and no write, the cheapest request that
+    /// reaches PostgreSQL — what HTTP and a pooled round trip alone cost, beside the
+    /// admission ceiling.
+    Public,
     Read,
     Redeem,
     /// `redeem` of one cohort code by as many new users (each accepting the notice): a
@@ -70,6 +75,7 @@ impl Scenario {
             Scenario::SignupAnswers => "signup-answers",
             Scenario::Signup16 => "signup-16",
             Scenario::Replay => "replay",
+            Scenario::Public => "public",
             Scenario::Read => "read",
             Scenario::Redeem => "redeem",
             Scenario::RedeemCohort => "redeem-cohort",

@@ -49,6 +49,9 @@ pub enum Workload {
         committed: Vec<(Uuid, String)>,
         notice_version: i64,
     },
+    Public {
+        slugs: Vec<String>,
+    },
     Read {
         slug: String,
         holders: Vec<Caller>,
@@ -109,6 +112,13 @@ pub async fn prepare_cell(
             let committed = ctx.signups(&program, emails).await?;
             Workload::Replay { slug: program.slug, committed, notice_version: program.notice_version }
         }
+        Scenario::Public => {
+            let mut slugs = Vec::with_capacity(16);
+            for i in 0..16 {
+                slugs.push(ctx.program(&ctx.slug(&format!("q{i}")), false).await?.slug);
+            }
+            Workload::Public { slugs }
+        }
         Scenario::Read => match shared {
             Some(Shared::Read { slug, holders }) => Workload::Read { slug: slug.clone(), holders: holders.clone() },
             None => anyhow::bail!("read needs its holders"),
@@ -157,6 +167,10 @@ impl Workload {
                 let (key, email) = &committed[(worker * 7919 + seq as usize) % committed.len()];
                 let path = format!("/api/public/programs/{slug}/signups");
                 Some(ctx.request(Method::POST, &path, None).json(&signup_body(*key, email, *notice_version)))
+            }
+            Workload::Public { slugs } => {
+                let slug = &slugs[(worker + seq as usize) % slugs.len()];
+                Some(ctx.request(Method::GET, &format!("/api/public/programs/{slug}"), None))
             }
             Workload::Read { slug, holders } => {
                 let holder = &holders[worker % holders.len()];
