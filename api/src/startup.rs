@@ -147,8 +147,9 @@ fn http_workers() -> usize {
 /// (`AppState::redemptions`: one workspace's at most half of it) and the background work
 /// run, a quarter as many again (at least four) — a batch serves many requests on one
 /// connection, and redemptions into one program take turns on its lock, so it needs few.
-/// Each pool opens its connections only as it needs them. (Measured, issue 28: four connections a worker instead of eight cost
-/// the private read at 64 clients a tenth of its rate, waiting for a connection.)
+/// Each pool opens its connections only as it needs them. (Measured, issue 28: four
+/// connections a worker instead of eight cost the private read at 64 clients a tenth of
+/// its rate, waiting for a connection.)
 #[derive(Debug, PartialEq, Eq)]
 struct PoolShares {
     main: usize,
